@@ -1,0 +1,33 @@
+# Synapse: `make run` starts everything, `make test` runs the tests, `make bench` measures.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-requirements
+
+.PHONY: install run test bench lint clean-db
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Local use: DEBUG on (a secret key is generated into var/); override with DEBUG=false SECRET_KEY=...
+run: install
+	DEBUG=$${DEBUG:-true} $(PY) manage.py serve
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install
+	DEBUG=$${DEBUG:-true} $(PY) -m bench
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# Stops the embedded PostgreSQL and deletes its data (var/pgdata). Asks no questions.
+clean-db:
+	-$(PY) -c "import pgserver, pathlib; pgserver.get_server(pathlib.Path('var/pgdata')).cleanup()"
+	rm -rf var/pgdata

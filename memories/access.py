@@ -1,0 +1,94 @@
+"""The access matrix: who may do what with a mind.
+
+Levels are ordered: read < write < admin < owner. An agent (Mind Key) acts on its own mind
+with `write`; it never verifies, shares or manages keys (those are human). A mind the caller
+cannot see answers 404, never 403, so its existence is not revealed.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from django.db.models import Q
+from rest_framework import exceptions
+
+from memories.models import Mind, MindShare
+from memoryproject.authentication import AgentPrincipal, is_agent
+
+
+class Access(IntEnum):
+    READ = 1
+    WRITE = 2
+    ADMIN = 3
+    OWNER = 4
+
+    @classmethod
+    def from_share(cls, acl: str) -> Access:
+        return {"read": cls.READ, "write": cls.WRITE, "admin": cls.ADMIN}[acl]
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+# What a Mind Key may do on its own mind.
+AGENT_ACCESS = Access.WRITE
+
+MIND_NOT_FOUND = "No mind with this id is visible to you."
+
+
+def minds_visible_to(user) -> Q:
+    """A filter for Mind rows the human `user` owns or that are shared with them."""
+    return Q(owner=user) | Q(shares__user=user)
+
+
+def mind_access_of(*, user, mind: Mind) -> Access | None:
+    """The caller's level on `mind`, or None when they cannot see it."""
+    if is_agent(user):
+        return AGENT_ACCESS if user.mind.pk == mind.pk else None
+    if not getattr(user, "is_authenticated", False):
+        return None
+    if mind.owner_id == user.pk:
+        return Access.OWNER
+    acl = MindShare.objects.filter(mind=mind, user=user).values_list("acl", flat=True).first()
+    return Access.from_share(acl) if acl else None
+
+
+def mind_require(*, user, mind: Mind, need: Access) -> Access:
+    """Raise 404 when `mind` is invisible to `user`, 403 when their level is below `need`."""
+    level = mind_access_of(user=user, mind=mind)
+    if level is None:
+        raise exceptions.NotFound(MIND_NOT_FOUND)
+    if level < need:
+        raise exceptions.PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")
+    return level
+
+
+def mind_get_for(*, user, mind_id: str, need: Access) -> tuple[Mind, Access]:
+    """Load a mind by id for `user` and check their level (404 / 403 as above)."""
+    mind = Mind.objects.select_related("owner").filter(pk=mind_id).first()
+    if mind is None:
+        raise exceptions.NotFound(MIND_NOT_FOUND)
+    return mind, mind_require(user=user, mind=mind, need=need)
+
+
+def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:
+    """The mind a memory endpoint acts on: the key's mind, or `?mind=` / `X-Mind` for humans."""
+    user = request.user
+    if isinstance(user, AgentPrincipal):
+        if need > AGENT_ACCESS:
+            raise exceptions.PermissionDenied("A Mind Key cannot do this; a human with access to the mind can.")
+        return user.mind, AGENT_ACCESS
+    mind_id = request.query_params.get("mind") or request.headers.get("X-Mind")
+    if not mind_id:
+        raise exceptions.ValidationError(
+            {"mind": ["Name the mind: add ?mind=<mind id> or the header X-Mind: <mind id>."]}
+        )
+    return mind_get_for(user=user, mind_id=mind_id.strip(), need=need)
+
+
+def caller_label(user) -> str:
+    """Who did it, for audit rows and the pipeline log: `agent:<key prefix>` or `user:<id>`."""
+    if is_agent(user):
+        return f"agent:{user.key.prefix}"
+    return f"user:{user.pk}"

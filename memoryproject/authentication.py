@@ -1,0 +1,90 @@
+"""Who is calling: an agent with a Mind Key, or a human with a JWT or a session."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+from rest_framework_simplejwt.authentication import JWTAuthentication
+
+from memories.keys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
+from memories.models import Mind, MindKey
+
+# `last_used_at` is written at most this often per key, so a busy agent costs no write per call.
+KEY_LAST_USED_WRITE_INTERVAL = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class AgentPrincipal:
+    """`request.user` for a call made with a Mind Key: the agent of exactly one mind."""
+
+    key: MindKey
+
+    is_authenticated = True
+    is_anonymous = False
+    is_staff = False
+    is_superuser = False
+    pk = None
+    id = None
+
+    @property
+    def mind(self) -> Mind:
+        return self.key.mind
+
+    def __str__(self) -> str:
+        return f"agent:{self.key.prefix}"
+
+
+def is_agent(user: object) -> bool:
+    return isinstance(user, AgentPrincipal)
+
+
+def _bearer_token(request) -> str | None:
+    header = authentication.get_authorization_header(request).decode("latin-1")
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() != "bearer":
+        return None
+    return parts[1]
+
+
+class MindKeyAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer mk_…`. Other bearer tokens are left to the JWT class."""
+
+    www_authenticate_realm = "synapse"
+
+    def authenticate(self, request):
+        token = _bearer_token(request)
+        if token is None or not looks_like_mind_key(token):
+            return None
+        prefix = mind_key_prefix_of(token)
+        key = MindKey.objects.select_related("mind").filter(prefix=prefix).first() if prefix else None
+        if key is None or not hmac.compare_digest(key.digest, mind_key_digest(token)):
+            raise exceptions.AuthenticationFailed("The Mind Key is not valid.")
+        if key.is_revoked:
+            raise exceptions.AuthenticationFailed("The Mind Key was revoked; ask the mind's owner for a new one.")
+        self._touch(key)
+        return AgentPrincipal(key=key), key
+
+    @staticmethod
+    def _touch(key: MindKey) -> None:
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at >= KEY_LAST_USED_WRITE_INTERVAL:
+            MindKey.objects.filter(pk=key.pk).update(last_used_at=now)
+            key.last_used_at = now
+
+    def authenticate_header(self, request) -> str:
+        # Makes DRF answer 401 (not 403) to a missing credential.
+        return f'Bearer realm="{self.www_authenticate_realm}"'
+
+
+class HumanJWTAuthentication(JWTAuthentication):
+    """simplejwt, but never for Mind Keys (the class before it decides those)."""
+
+    def authenticate(self, request):
+        token = _bearer_token(request)
+        if token is not None and looks_like_mind_key(token):
+            return None
+        return super().authenticate(request)

@@ -1,0 +1,32 @@
+"""The one error shape of the API: {"error": {"code", "message", "fields"}}."""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+from rest_framework import status
+from rest_framework.exceptions import APIException
+
+
+def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def error_response(
+    http_status: int, code: str, message: str, fields: dict[str, list[str]] | None = None
+) -> JsonResponse:
+    """An error for plain Django views and middleware (DRF views raise exceptions instead)."""
+    return JsonResponse(error_body(code, message, fields), status=http_status)
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+    default_detail = "The request conflicts with the current state."
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
+    default_detail = (
+        "The request body is larger than 1 MiB; send less per request (for many memories use /memory/sync in batches)."
+    )

@@ -1,0 +1,15 @@
+"""Request parsing: every API body is a JSON object."""
+
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+
+class JSONObjectParser(JSONParser):
+    """JSON, and only an object at the top level: arrays, strings, numbers and null are refused."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = super().parse(stream, media_type, parser_context)
+        if not isinstance(data, dict):
+            got = "null" if data is None else type(data).__name__
+            raise ParseError(f"The request body must be a JSON object ({{...}}), not {got}.")
+        return data

@@ -1,0 +1,28 @@
+"""Every recurring job of the product, declared in one place.
+
+`manage.py sync_schedules` makes the django-q2 Schedule rows match this list (by name), so
+a human sees them in the admin and nothing is scheduled at import time. Apps add their jobs
+here as they gain them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Every schedule we own has a name starting with this; others (made by hand in the admin) are left alone.
+SCHEDULE_NAME_PREFIX = "synapse:"
+
+
+@dataclass(frozen=True)
+class ScheduleSpec:
+    name: str  # without SCHEDULE_NAME_PREFIX
+    func: str  # dotted path of a thin task in <app>/tasks.py
+    schedule_type: str  # django_q.models.Schedule.MINUTES, DAILY, …
+    minutes: int | None = None  # for MINUTES schedules: the interval
+
+    @property
+    def full_name(self) -> str:
+        return SCHEDULE_NAME_PREFIX + self.name
+
+
+SCHEDULES: list[ScheduleSpec] = []

@@ -1,0 +1,223 @@
+"""Settings for Synapse, read from environment variables (see README → Configuration).
+
+Every variable is parsed strictly by `memoryproject.env`; a bad value stops the process.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from memoryproject.embedded_db import embedded_database_url
+from memoryproject.env import env_bool, env_choice, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Local state of a checkout: embedded database, generated secret key, collected static files.
+VAR_DIR = Path(env_str("SYNAPSE_VAR_DIR") or BASE_DIR / "var")
+
+VERSION = "0.1.0"
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    configured = env_str("SECRET_KEY")
+    if configured:
+        return configured
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required when DEBUG is off. Set SECRET_KEY, or DEBUG=true for local use."
+        )
+    # Local use: generate once and keep it, so sessions and JWTs survive restarts.
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+# Mind Key digests use their own secret so rotating SECRET_KEY (sessions, JWTs) does not
+# invalidate every agent's key. Defaults to SECRET_KEY.
+MIND_KEY_PEPPER = env_str("MIND_KEY_PEPPER") or SECRET_KEY
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "rest_framework_simplejwt",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_q",
+    "memories",
+    "synapses",
+    "pipelinelog",
+]
+
+MIDDLEWARE = [
+    "memoryproject.middleware.BodySizeLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memoryproject.urls"
+WSGI_APPLICATION = "memoryproject.wsgi.application"
+# The contract accepts paths with and without a trailing slash; the URL patterns do that
+# themselves, so CommonMiddleware must not redirect.
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata"))
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
+DATABASES["default"]["TEST"] = {"NAME": env_str("SYNAPSE_TEST_DATABASE") or "test_synapse"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# One cache in the database, shared by every process: throttling counts and django-q2's
+# cluster heartbeat (which /health reads) must be visible to the web workers and the worker.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "synapse_cache",
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every start when it is missing
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the apps' static folders too, so `collectstatic` is optional locally.
+WHITENOISE_USE_FINDERS = True
+
+LOGIN_URL = "/admin/login/"
+
+# --- Request limits -------------------------------------------------------------------------
+# Largest accepted request body in bytes; larger bodies answer 413.
+MAX_REQUEST_BODY_BYTES = 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+
+# --- API ------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memoryproject.authentication.MindKeyAuthentication",
+        "memoryproject.authentication.HumanJWTAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["memoryproject.parsers.JSONObjectParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "memoryproject.exceptions.api_exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_RATES": {
+        # Attempts per client address and per email at /login; brute force is slowed, typos are not.
+        "login_ip": env_str("THROTTLE_LOGIN_IP") or "30/min",
+        "login_email": env_str("THROTTLE_LOGIN_EMAIL") or "10/min",
+        # Requests per Mind Key; an agent in a loop is stopped before it floods the mind.
+        "mind_key": env_str("THROTTLE_MIND_KEY") or "1200/min",
+    },
+}
+
+SIMPLE_JWT = {
+    "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env_int("JWT_ACCESS_MINUTES", 60, minimum=1)),
+    "REFRESH_TOKEN_LIFETIME": timedelta(days=env_int("JWT_REFRESH_DAYS", 14, minimum=1)),
+    "AUTH_HEADER_TYPES": ("Bearer",),
+    "UPDATE_LAST_LOGIN": True,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Synapse memory API",
+    "DESCRIPTION": "Self-hosted memory for LLM agents: store, recall and curate memories.",
+    "VERSION": VERSION,
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the sidecar package: no file is loaded from outside the server.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Worker (django-q2) ---------------------------------------------------------------------
+Q_CLUSTER = {
+    "name": "synapse",
+    "orm": "default",  # the ORM broker: no Redis needed
+    "workers": env_int("WORKER_PROCESSES", 2, minimum=1),
+    # A task may run this long (seconds) before it is killed; `retry` must exceed it.
+    "timeout": env_int("WORKER_TIMEOUT", 300, minimum=1),
+    "retry": env_int("WORKER_RETRY", 360, minimum=2),
+    "max_attempts": env_int("WORKER_MAX_ATTEMPTS", 3, minimum=1),
+    "catch_up": False,
+    "save_limit": 1000,
+    # Run tasks in-process (tests, debugging): async_task then calls the function directly.
+    "sync": env_bool("WORKER_SYNC", False),
+}
+if Q_CLUSTER["retry"] <= Q_CLUSTER["timeout"]:
+    raise ImproperlyConfigured("WORKER_RETRY must be greater than WORKER_TIMEOUT.")
+
+# --- Synapse --------------------------------------------------------------------------------
+SYNAPSE_EMBEDDER = env_choice("SYNAPSE_EMBEDDER", "hashing", ("hashing", "sentence-transformers", "openai"))
+SYNAPSE_OPENAI_URL = env_str("SYNAPSE_OPENAI_URL") or "http://127.0.0.1:11434/v1/embeddings"
+SYNAPSE_OPENAI_MODEL = env_str("SYNAPSE_OPENAI_MODEL") or "nomic-embed-text"
+SYNAPSE_OPENAI_API_KEY = env_str("SYNAPSE_OPENAI_API_KEY") or ""
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # pgserver narrates every start and exit at INFO; only its problems matter to us.
+        "pgserver": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,94 @@
+"""The shared cast: an owner with a mind and its key, a reader, a writer, an admin, an outsider.
+
+Every test runs against the real PostgreSQL (the embedded server, or DATABASE_URL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from rest_framework.test import APIClient
+from rest_framework_simplejwt.tokens import RefreshToken
+
+from memories.models import Mind, MindShare
+from memories.services import mind_create, user_register
+
+PASSWORD = "correct horse battery staple 42"
+
+
+def jwt_for(user) -> str:
+    return str(RefreshToken.for_user(user).access_token)
+
+
+def client_with_token(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+@pytest.fixture
+def api():
+    """An anonymous client."""
+    return APIClient()
+
+
+@dataclass
+class Person:
+    user: object
+    client: APIClient  # authenticated with a JWT
+
+
+def _person(email: str) -> Person:
+    user = user_register(email=email, password=PASSWORD)
+    return Person(user=user, client=client_with_token(jwt_for(user)))
+
+
+@pytest.fixture
+def owner(db) -> Person:
+    return _person("owner@example.com")
+
+
+@pytest.fixture
+def outsider(db) -> Person:
+    return _person("outsider@example.com")
+
+
+@dataclass
+class MindWithKey:
+    mind: Mind
+    key: str  # plaintext Mind Key
+    agent: APIClient  # authenticated with the key
+
+
+@pytest.fixture
+def mind(owner) -> MindWithKey:
+    created, issued = mind_create(owner=owner.user, name="Michael's Mind")
+    return MindWithKey(mind=created, key=issued.plaintext, agent=client_with_token(issued.plaintext))
+
+
+@pytest.fixture
+def other_mind(outsider) -> MindWithKey:
+    created, issued = mind_create(owner=outsider.user, name="Someone else's mind")
+    return MindWithKey(mind=created, key=issued.plaintext, agent=client_with_token(issued.plaintext))
+
+
+def _shared(mind: MindWithKey, email: str, acl: str) -> Person:
+    person = _person(email)
+    MindShare.objects.create(mind=mind.mind, user=person.user, acl=acl)
+    return person
+
+
+@pytest.fixture
+def reader(mind) -> Person:
+    return _shared(mind, "reader@example.com", "read")
+
+
+@pytest.fixture
+def writer(mind) -> Person:
+    return _shared(mind, "writer@example.com", "write")
+
+
+@pytest.fixture
+def mind_admin(mind) -> Person:
+    return _shared(mind, "admin@example.com", "admin")

@@ -1,0 +1,36 @@
+"""Errors, health and the request-level rules every endpoint shares."""
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_health_reports_database_ok_and_worker_down_without_a_cluster(api):
+    response = api.get("/health")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["database"] == "ok"
+    assert body["worker"] == "down"
+    assert body["status"] == "degraded"
+
+
+def test_unknown_path_answers_json_404(api):
+    response = api.get("/no/such/place")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_a_body_over_one_mebibyte_answers_413(api):
+    body = json.dumps({"email": "x" * (2 * 1024 * 1024)})
+    response = api.post("/health", data=body, content_type="application/json")
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_the_landing_page_gives_agents_a_plain_text_guide(api):
+    response = api.get("/", HTTP_ACCEPT="text/plain")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    assert "GET /memory/recall" in response.content.decode()
