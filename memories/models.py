@@ -1,11 +1,17 @@
-"""Minds, their keys and shares. (Memories join this module with the memory API.)"""
+"""Minds, their keys and shares; memories, their audit trail and idempotency records."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Case, Value, When
+from django.utils import timezone
+from pgvector.django import HnswIndex, VectorField
 
-from memories.ids import new_mind_id
+from memories.ids import new_memory_id, new_mind_id
 
 
 class Mind(models.Model):
@@ -72,3 +78,194 @@ class MindShare(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} → {self.mind_id} ({self.acl})"
+
+
+# --- Memories -------------------------------------------------------------------------------
+
+# Every embedder produces vectors of this many dimensions (all-MiniLM-L6-v2's size). The HNSW
+# index needs a fixed dimension; changing it means a migration and `manage.py reembed`.
+EMBEDDING_DIMENSIONS = 384
+
+
+class Category(models.TextChoices):
+    IDENTITY = "identity"
+    PREFERENCE = "preference"
+    FACT = "fact"
+    PROJECT = "project"
+    SKILL = "skill"
+    MISTAKE = "mistake"
+    CONTEXT = "context"
+    NOTE = "note"
+
+
+class Priority(models.TextChoices):
+    LOW = "low"
+    NORMAL = "normal"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+class Source(models.TextChoices):
+    USER = "user"
+    AGENT = "agent"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class Speaker(models.TextChoices):
+    USER = "user"
+    AGENT = "agent"
+
+
+class EventPrecision(models.TextChoices):
+    MINUTE = "minute"
+    HOUR = "hour"
+    DAY = "day"
+    WEEK = "week"
+    MONTH = "month"
+    QUARTER = "quarter"
+    YEAR = "year"
+
+
+# Recall order: critical first. Kept in the database (a generated column) so the recall
+# index can deliver rows already in order.
+PRIORITY_RANK = {Priority.CRITICAL: 0, Priority.HIGH: 1, Priority.NORMAL: 2, Priority.LOW: 3}
+
+
+class Memory(models.Model):
+    """What an agent or human stores: the current state the agent works with."""
+
+    id = models.CharField(primary_key=True, max_length=40, default=new_memory_id, editable=False)
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="memories")
+    category = models.CharField(max_length=16, choices=Category.choices)
+    key = models.CharField(max_length=128)
+    content = models.TextField()
+    # sha256 hex of `content`: the keyless-key rule and "is this the same version" checks.
+    content_hash = models.CharField(max_length=64)
+    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    priority = models.CharField(max_length=8, choices=Priority.choices, default=Priority.NORMAL)
+    priority_rank = models.GeneratedField(
+        expression=Case(
+            *(When(priority=value, then=Value(rank)) for value, rank in PRIORITY_RANK.items()),
+            default=Value(len(PRIORITY_RANK)),
+        ),
+        output_field=models.SmallIntegerField(),
+        db_persist=True,
+    )
+    source = models.CharField(max_length=8, choices=Source.choices)
+    speaker = models.CharField(max_length=8, choices=Speaker.choices)
+    verified = models.BooleanField(default=False)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    confidence = models.FloatField()
+    salience = models.FloatField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # Names as given by the caller; the synapse model resolves them to the mind's entities.
+    entities = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    event_time = models.DateTimeField(null=True, blank=True)
+    event_precision = models.CharField(max_length=8, choices=EventPrecision.choices, blank=True, default="")
+    emotion = models.CharField(max_length=32, blank=True, default="")
+    attributes = models.JSONField(default=dict, blank=True)
+    turn_id = models.CharField(max_length=100, blank=True, default="")
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    # Full text in three configurations at once: `simple` finds every word as written (names,
+    # German compounds like "insolvenz"), `english` and `german` add stemming ("deployed" ↔ "deploy").
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", config="simple")
+        + SearchVector("content", config="english")
+        + SearchVector("content", config="german"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    # Not auto_now: imports keep the original times; services set them explicitly.
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    promoted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "memories"
+        ordering = ["priority_rank", "-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["mind", "category", "key"], name="memory_unique_mind_category_key"),
+        ]
+        indexes = [
+            # Recall: the mind's memories in recall order.
+            models.Index(fields=["mind", "priority_rank", "-updated_at"], name="memory_recall_idx"),
+            # diff, timeline and lists by recency.
+            models.Index(fields=["mind", "updated_at"], name="memory_mind_updated_idx"),
+            models.Index(fields=["mind", "created_at"], name="memory_mind_created_idx"),
+            models.Index(fields=["mind", "expires_at"], name="memory_mind_expires_idx"),
+            GinIndex(fields=["tags"], name="memory_tags_gin"),
+            GinIndex(fields=["search_vector"], name="memory_search_gin"),
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category}/{self.key}"
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
+
+class AuditAction(models.TextChoices):
+    CREATED = "created"
+    UPDATED = "updated"
+    DELETED = "deleted"
+    VERIFIED = "verified"
+    UNVERIFIED = "unverified"
+    IMPORTED = "imported"
+
+
+class MemoryAudit(models.Model):
+    """Who changed which memory when, and which fields. Never the content: a deleted memory
+    must leave nothing of itself behind."""
+
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="audit_rows")
+    # Not a foreign key: the row outlives the memory (diff reports deleted ids from here).
+    memory_id = models.CharField(max_length=40)
+    action = models.CharField(max_length=12, choices=AuditAction.choices)
+    # `user:<id>` or `agent:<key prefix>`.
+    actor = models.CharField(max_length=40)
+    changed_fields = ArrayField(models.CharField(max_length=32), default=list, blank=True)
+    turn_id = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["mind", "-created_at"], name="audit_mind_created_idx"),
+            models.Index(fields=["mind", "action", "-created_at"], name="audit_mind_action_idx"),
+            models.Index(fields=["memory_id"], name="audit_memory_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.memory_id} by {self.actor}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a request sent with an `Idempotency-Key`, replayed for 24 h."""
+
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    # sha256 of method, path and body: the same key with another request is a 409.
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["mind", "key"], name="idempotency_unique_mind_key")]
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.mind_id}:{self.key}"

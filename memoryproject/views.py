@@ -12,7 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.selectors import service_health
+from memories.selectors.system import service_health
 from memoryproject.errors import error_response
 
 logger = logging.getLogger(__name__)

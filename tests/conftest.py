@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from memories.models import Mind, MindShare
-from memories.services import mind_create, user_register
+from memories.services.accounts import mind_create, user_register
 
 PASSWORD = "correct horse battery staple 42"
 

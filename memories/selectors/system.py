@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection
 
-from memories.models import Mind
+from memories.models import Memory, Mind
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ def service_health() -> dict:
         stats = {
             "users": get_user_model().objects.count(),
             "minds": Mind.objects.count(),
+            "memories": Memory.objects.count(),
         }
     except DatabaseError:
         logger.exception("Health check: the database is not answering")

@@ -1,0 +1,3 @@
+"""Routes for accounts, minds, keys and shares (humans)."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Routes for the memory API (Mind Key, or a human naming the mind)."""
+
+urlpatterns: list = []
