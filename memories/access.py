@@ -7,6 +7,7 @@ cannot see answers 404, never 403, so its existence is not revealed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 
 from django.db.models import Q
@@ -92,3 +93,18 @@ def caller_label(user) -> str:
     if is_agent(user):
         return f"agent:{user.key.prefix}"
     return f"user:{user.pk}"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is writing, as services need it: a label for audit/log rows and the human, if any."""
+
+    label: str  # `user:<id>` or `agent:<key prefix>`
+    user: object | None  # the human User; None for agents
+    is_agent: bool
+
+
+def caller_of(user) -> Caller:
+    if is_agent(user):
+        return Caller(label=caller_label(user), user=None, is_agent=True)
+    return Caller(label=caller_label(user), user=user, is_agent=False)

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class MemoriesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "memories"
+
+    def ready(self) -> None:
+        from django.urls import register_converter
+
+        from memories.converters import MemoryIdConverter, MindIdConverter
+
+        register_converter(MemoryIdConverter, "memory_id")
+        register_converter(MindIdConverter, "mind_id")

@@ -1,0 +1,155 @@
+"""The memory object: what clients may send (validation only) and what they get back."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.validators import RegexValidator
+from rest_framework import serializers
+
+from memories.models import Category, EventPrecision, Priority, Source, Speaker
+from memoryproject.fields import (
+    FlexibleTimeField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictFloatField,
+)
+from synapses.emotions import emotion_canonical, known_emotion_labels
+
+# Limits of the memory object (02-memory-api.md → "The memory object").
+MAX_CONTENT_CHARS = 50_000  # characters, after trimming
+MAX_KEY_CHARS = 128
+MAX_TAGS = 20
+MAX_TAG_CHARS = 64
+MAX_ENTITIES = 20
+MAX_ENTITY_CHARS = 100
+MAX_ATTRIBUTES_BYTES = 16 * 1024  # serialized JSON, UTF-8
+MAX_EVENT_TIME_CHARS = 200
+
+KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$"
+KEY_HELP = (
+    "1–128 characters of letters, digits, _ . : -, starting with a letter or digit "
+    "(snake_case recommended, e.g. preference_communication)."
+)
+
+# Output-only fields a client may echo back (e.g. from an export); they are ignored.
+READ_ONLY_FIELDS = frozenset(
+    {"id", "mind_id", "verified", "verified_at", "verified_by", "turn_id", "created_at", "updated_at",
+     "promoted_at", "knot_id", "expired", "created"}
+)  # fmt: skip
+
+
+class MemoryInputSerializer(serializers.Serializer):
+    """Validates a memory write. With `partial=True` (updates) every field is optional."""
+
+    category = StrictChoiceField(Category.values)
+    key = StrictCharField(
+        required=False,
+        max_length=MAX_KEY_CHARS,
+        validators=[RegexValidator(KEY_PATTERN, message=f"Invalid key. Use {KEY_HELP}")],
+    )
+    content = StrictCharField(max_length=MAX_CONTENT_CHARS)
+    tags = serializers.ListField(child=StrictCharField(max_length=MAX_TAG_CHARS), required=False, max_length=MAX_TAGS)
+    priority = StrictChoiceField(Priority.values, required=False)
+    source = StrictChoiceField(Source.values, required=False)
+    speaker = StrictChoiceField(Speaker.values, required=False)
+    confidence = StrictFloatField(required=False, min_value=0.0, max_value=1.0)
+    salience = StrictFloatField(required=False, min_value=0.0, max_value=1.0)
+    expires_at = FlexibleTimeField(required=False, allow_null=True)
+    entities = serializers.ListField(
+        child=StrictCharField(max_length=MAX_ENTITY_CHARS), required=False, max_length=MAX_ENTITIES
+    )
+    event_time = StrictCharField(required=False, allow_null=True, max_length=MAX_EVENT_TIME_CHARS)
+    event_precision = StrictChoiceField(EventPrecision.values, required=False, allow_null=True)
+    emotion = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=32)
+    attributes = serializers.DictField(required=False)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields) - READ_ONLY_FIELDS)
+            if unknown:
+                allowed = ", ".join(self.fields)
+                raise serializers.ValidationError(
+                    {name: [f"Unknown field. Memory fields are: {allowed}."] for name in unknown}
+                )
+            data = {name: value for name, value in data.items() if name not in READ_ONLY_FIELDS}
+        return super().to_internal_value(data)
+
+    def validate_tags(self, tags: list[str]) -> list[str]:
+        # Trimmed (by the field), lower-cased, de-duplicated in first-seen order.
+        return list(dict.fromkeys(tag.lower() for tag in tags))
+
+    def validate_entities(self, names: list[str]) -> list[str]:
+        seen: dict[str, str] = {}
+        for name in names:
+            seen.setdefault(name.lower(), name)
+        return list(seen.values())
+
+    def validate_emotion(self, label: str | None) -> str:
+        if not label:
+            return ""
+        canonical = emotion_canonical(label)
+        if canonical is None:
+            raise serializers.ValidationError(
+                f"Unknown emotion {label!r}. Known labels: {', '.join(known_emotion_labels())}."
+            )
+        return canonical
+
+    def validate_attributes(self, attributes: dict) -> dict:
+        size = len(json.dumps(attributes, ensure_ascii=False).encode("utf-8"))
+        if size > MAX_ATTRIBUTES_BYTES:
+            raise serializers.ValidationError(
+                f"attributes is {size} bytes of JSON; the limit is {MAX_ATTRIBUTES_BYTES} bytes (16 KiB)."
+            )
+        return attributes
+
+
+class MemorySerializer(serializers.Serializer):
+    """The memory object as every endpoint returns it."""
+
+    id = serializers.CharField()
+    mind_id = serializers.CharField()
+    category = serializers.CharField()
+    key = serializers.CharField()
+    content = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    priority = serializers.CharField()
+    source = serializers.CharField()
+    speaker = serializers.CharField()
+    verified = serializers.BooleanField()
+    verified_at = serializers.DateTimeField(allow_null=True)
+    verified_by = serializers.SerializerMethodField()
+    confidence = serializers.FloatField()
+    salience = serializers.FloatField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    entities = serializers.ListField(child=serializers.CharField())
+    event_time = serializers.DateTimeField(allow_null=True)
+    event_precision = serializers.CharField(allow_null=True)
+    emotion = serializers.CharField(allow_null=True)
+    attributes = serializers.DictField()
+    turn_id = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    promoted_at = serializers.DateTimeField(allow_null=True)
+    knot_id = serializers.SerializerMethodField()
+    expired = serializers.BooleanField()
+
+    def get_verified_by(self, memory) -> str | None:
+        """The verifying human's email (select_related("verified_by") in the selector)."""
+        return memory.verified_by.email if memory.verified_by_id else None
+
+    def get_knot_id(self, memory) -> int | None:
+        """The knot holding this content, once the synapse model promoted it."""
+        return getattr(memory, "knot_id", None)
+
+    def to_representation(self, memory):
+        data = super().to_representation(memory)
+        for optional in ("event_precision", "emotion", "turn_id"):
+            data[optional] = data[optional] or None
+        return data
+
+
+class MemoryStoredSerializer(MemorySerializer):
+    """POST /memory: the memory plus whether it was created (201) or updated (200)."""
+
+    created = serializers.BooleanField()

@@ -1,0 +1,12 @@
+"""Thin django-q2 entry points of the synapse model. Tasks take ids, never model instances."""
+
+from __future__ import annotations
+
+
+def memory_promote(memory_id: str) -> None:
+    """Promote one memory into the long-term net.
+
+    Enqueued on commit after every memory write. The promotion itself (knots, edges) arrives
+    with the synapse write path; until then there is nothing to do, and the task exists so the
+    write path already enqueues it and operators see it in the worker's history.
+    """
