@@ -15,6 +15,7 @@ from rest_framework import exceptions
 
 from memories.models import Mind, MindShare
 from memoryproject.authentication import AgentPrincipal, is_agent
+from pipelinelog.spans import current_span
 
 
 class Access(IntEnum):
@@ -70,13 +71,17 @@ def mind_get_for(*, user, mind_id: str, need: Access) -> tuple[Mind, Access]:
     mind = Mind.objects.select_related("owner").filter(pk=mind_id).first()
     if mind is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)
-    return mind, mind_require(user=user, mind=mind, need=need)
+    level = mind_require(user=user, mind=mind, need=need)
+    # Only now that access is granted: the request's log rows belong to this mind.
+    current_span().bind_mind(mind)
+    return mind, level
 
 
 def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:
     """The mind a memory endpoint acts on: the key's mind, or `?mind=` / `X-Mind` for humans."""
     user = request.user
     if isinstance(user, AgentPrincipal):
+        current_span().bind_mind(user.mind)  # an agent's request always belongs to its key's mind
         if need > AGENT_ACCESS:
             raise exceptions.PermissionDenied("A Mind Key cannot do this; a human with access to the mind can.")
         return user.mind, AGENT_ACCESS

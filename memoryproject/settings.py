@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "pipelinelog.middleware.PipelineLogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -209,6 +210,18 @@ SYNAPSE_EMBEDDER = env_choice("SYNAPSE_EMBEDDER", "hashing", ("hashing", "senten
 SYNAPSE_OPENAI_URL = env_str("SYNAPSE_OPENAI_URL") or "http://127.0.0.1:11434/v1/embeddings"
 SYNAPSE_OPENAI_MODEL = env_str("SYNAPSE_OPENAI_MODEL") or "nomic-embed-text"
 SYNAPSE_OPENAI_API_KEY = env_str("SYNAPSE_OPENAI_API_KEY") or ""
+
+# --- Pipeline log (pipelinelog; docs/pipeline-log.md) ---------------------------------------
+# Master switch: false turns every span, buffer and log row off.
+PIPELINE_LOG_ENABLED = env_bool("PIPELINE_LOG_ENABLED", True)
+# Write each span's rows at span end on the caller's connection instead of buffering (tests).
+PIPELINE_LOG_SYNC = env_bool("PIPELINE_LOG_SYNC", False)
+# The writer thread flushes the buffer at least this often (seconds); SIGKILL loses at most this much.
+LOG_FLUSH_SECONDS = env_int("LOG_FLUSH_SECONDS", 10, minimum=1)
+# … and as soon as this many rows wait (rows).
+LOG_FLUSH_BATCH = env_int("LOG_FLUSH_BATCH", 500, minimum=1)
+# Log rows older than this are deleted by the daily retention job (days).
+LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 365, minimum=1)
 
 LOGGING = {
     "version": 1,

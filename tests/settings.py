@@ -8,3 +8,9 @@ from memoryproject.settings import *  # noqa: E402,F403
 
 # Hashing passwords at full strength would dominate the run time; tests do not need it.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The pipeline log writes each span at its end on the test's connection, so tests read it at
+# once and roll it back. Subprocess tests of the buffered writer set PIPELINE_LOG_SYNC=false.
+from memoryproject.env import env_bool  # noqa: E402
+
+PIPELINE_LOG_SYNC = env_bool("PIPELINE_LOG_SYNC", True)

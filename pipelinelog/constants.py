@@ -1,0 +1,62 @@
+"""Every fixed number of the pipeline log, in one place.
+
+The operator-tunable values (flush interval, batch size, retention, the switches) live in
+settings with environment overrides (`memoryproject/settings.py`, section "Pipeline log");
+`setting()` below reads them with these defaults, so the log works even without them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+# Longest accepted `X-Turn-Id` / `turn_id`, in characters (the column's max_length).
+TURN_ID_MAX_LENGTH = 100
+# Longest node name, in characters (the column's max_length).
+NODE_MAX_LENGTH = 100
+# Longest `source` label, in characters (`agent:mk_xxxxxxxx`, `user:<id>`, `worker`, `system`).
+SOURCE_MAX_LENGTH = 100
+
+# Source of a span nobody named and no enclosing span names: cross-pipeline events.
+SOURCE_SYSTEM = "system"
+# Source of the span a django-q2 task runs in (and of everything inside it).
+SOURCE_WORKER = "worker"
+# Source of an API request no credential authenticated (register, login, health).
+SOURCE_ANONYMOUS = "anonymous"
+
+# A span holds its rows until it ends so late facts (its mind, its caller, its URL name) can be
+# stamped on all of them; a very long span releases them early every this many rows (count).
+SPAN_HOLD_MAX_ROWS = 200
+
+# Request summaries: strings are cut after this many characters …
+SUMMARY_MAX_STRING = 500
+# … lists after this many items …
+SUMMARY_MAX_ITEMS = 20
+# … and nesting below this depth is replaced by a marker (levels).
+SUMMARY_MAX_DEPTH = 4
+
+# What replaces a secret in every log row.
+REDACTED = "[redacted]"
+
+# How long a shutdown flush (SIGTERM, interpreter exit) may take before it gives up (seconds).
+SHUTDOWN_FLUSH_TIMEOUT_SECONDS = 10.0
+
+# Defaults of the settings (see memoryproject/settings.py for the environment variables).
+DEFAULTS: dict[str, Any] = {
+    # Master switch: False turns every span, row and buffer off (the request header is still echoed).
+    "PIPELINE_LOG_ENABLED": True,
+    # True writes each span's rows at span end on the caller's connection (tests); False buffers.
+    "PIPELINE_LOG_SYNC": False,
+    # The writer thread flushes at least this often (seconds) …
+    "LOG_FLUSH_SECONDS": 10,
+    # … and as soon as this many rows wait (rows).
+    "LOG_FLUSH_BATCH": 500,
+    # Rows older than this are deleted by the daily retention job (days).
+    "LOG_RETENTION_DAYS": 365,
+}
+
+
+def setting(name: str) -> Any:
+    """The current value of one pipeline-log setting (read per call, so tests can override it)."""
+    return getattr(settings, name, DEFAULTS[name])

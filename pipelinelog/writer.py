@@ -1,0 +1,248 @@
+"""The buffered writer: spans hand their rows here; a daemon thread bulk-inserts them.
+
+Nothing on a request thread touches the database (unless PIPELINE_LOG_SYNC is on, for tests):
+`submit()` appends to an in-process deque and at most sets an event. The writer thread wakes
+every LOG_FLUSH_SECONDS or as soon as LOG_FLUSH_BATCH rows wait, drains the deque and inserts
+with `bulk_create` on its own database connection, which it closes after every flush (Django
+connections belong to the thread that opened them).
+
+Rows are also flushed at interpreter exit (atexit), on SIGTERM (the previous handler is called
+afterwards), and at the end of every django-q2 task (`pipelinelog.apps`). A flush that fails
+is logged with Python logging and its rows are dropped; the writer keeps running. A process
+killed with SIGKILL loses what was still buffered: at most the rows of the last interval.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from django.db import connection, transaction
+
+from pipelinelog.constants import SHUTDOWN_FLUSH_TIMEOUT_SECONDS, setting
+from pipelinelog.redaction import redact
+
+logger = logging.getLogger(__name__)
+
+
+class Row(NamedTuple):
+    """One log row as a span hands it over (content is redacted and made JSON-safe on insert)."""
+
+    created_at: object  # aware datetime
+    turn_id: str
+    span_id: object  # uuid.UUID or None
+    source: str
+    node: str
+    kind: str
+    content: object
+    mind_id: str | None
+
+
+def rows_insert(rows: list[Row], *, check_minds: bool = True) -> int:
+    """Insert `rows` on the current thread's connection; rows of minds deleted meanwhile are left out.
+
+    Returns the number of rows written. Raises on database errors (callers decide what to drop).
+    """
+    from memories.models import Mind
+    from pipelinelog.models import LogEntry
+
+    mind_ids = {row.mind_id for row in rows if row.mind_id is not None}
+    if check_minds and mind_ids:
+        # A mind deleted between logging and flushing takes its rows with it (CASCADE would have),
+        # instead of failing the whole batch on the foreign key.
+        alive = set(Mind.objects.filter(pk__in=mind_ids).values_list("pk", flat=True))
+        if len(alive) < len(mind_ids):
+            rows = [row for row in rows if row.mind_id is None or row.mind_id in alive]
+    entries = [
+        LogEntry(
+            created_at=row.created_at,
+            turn_id=row.turn_id,
+            span_id=row.span_id,
+            source=row.source,
+            node=row.node,
+            kind=row.kind,
+            content=redact(row.content),
+            mind_id=row.mind_id,
+        )
+        for row in rows
+    ]
+    if entries:
+        with transaction.atomic():
+            LogEntry.objects.bulk_create(entries, batch_size=setting("LOG_FLUSH_BATCH"))
+    return len(entries)
+
+
+class BufferedWriter:
+    def __init__(self) -> None:
+        self._pending: deque[Row] = deque()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flush_lock = threading.Lock()
+        self._start_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._exit_hooks_installed = False
+        self._previous_sigterm: object = None
+
+    # --- the hot path -------------------------------------------------------------------------
+    def submit(self, rows: list[Row]) -> None:
+        """Hand over the rows of a span. Never raises, never blocks on the database (async mode)."""
+        if not rows:
+            return
+        if setting("PIPELINE_LOG_SYNC"):
+            self._insert_now(rows)
+            return
+        if self._thread is None:
+            self.start()
+        self._pending.extend(rows)
+        if len(self._pending) >= setting("LOG_FLUSH_BATCH"):
+            self._wake.set()
+
+    def pending_count(self) -> int:
+        return len(self._pending)
+
+    # --- flushing -----------------------------------------------------------------------------
+    def flush(self, *, timeout: float = -1) -> int:
+        """Write everything buffered now, on the calling thread's connection; returns rows written.
+
+        Waits for a flush already running elsewhere (up to `timeout` seconds; -1 waits forever),
+        so after it returns every row submitted before the call is in the database or dropped.
+        """
+        if not self._flush_lock.acquire(timeout=timeout):
+            logger.error("Pipeline log: a flush did not finish within %s s; %d rows stay buffered.", timeout, len(self))
+            return 0
+        try:
+            written = 0
+            batch_size = setting("LOG_FLUSH_BATCH")
+            while self._pending:
+                batch: list[Row] = []
+                while self._pending and len(batch) < batch_size:
+                    try:
+                        batch.append(self._pending.popleft())
+                    except IndexError:  # another thread drained it meanwhile
+                        break
+                written += self._insert_logged(batch)
+            return written
+        finally:
+            self._flush_lock.release()
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def _insert_logged(self, rows: list[Row]) -> int:
+        try:
+            return rows_insert(rows)
+        except Exception:
+            logger.exception("Pipeline log: a flush failed; %d rows were dropped.", len(rows))
+            return 0
+
+    def _insert_now(self, rows: list[Row]) -> None:
+        # Synchronous mode (tests): the caller's connection, inside a savepoint when a transaction
+        # is open, so a failed insert never breaks the caller's transaction. The foreign key is
+        # checked at commit there, so the mind check is skipped (one query less per span).
+        try:
+            rows_insert(rows, check_minds=False)
+        except Exception:
+            logger.exception("Pipeline log: writing %d rows failed; they were dropped.", len(rows))
+
+    # --- the thread ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the writer thread (idempotent); also installs the exit hooks when possible."""
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
+                self._thread = threading.Thread(target=self._run, name="pipelinelog-writer", daemon=True)
+                self._thread.start()
+        self.install_exit_hooks()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(setting("LOG_FLUSH_SECONDS"))
+            self._wake.clear()
+            try:
+                if self._pending:
+                    self.flush()
+            except Exception:  # never let the thread die; flush() already logs insert errors
+                logger.exception("Pipeline log: the writer thread hit an error.")
+            finally:
+                connection.close()
+
+    def _flush_on_own_thread(self) -> None:
+        """Flush from a short-lived thread (own connection), waiting up to the shutdown timeout.
+
+        Used where the calling thread's connection may be in the middle of something (a signal
+        handler interrupts arbitrary code on the main thread).
+        """
+
+        def run() -> None:
+            try:
+                self.flush(timeout=SHUTDOWN_FLUSH_TIMEOUT_SECONDS)
+            finally:
+                connection.close()
+
+        flusher = threading.Thread(target=run, name="pipelinelog-shutdown-flush", daemon=True)
+        try:
+            flusher.start()
+        except RuntimeError:  # interpreter shutdown forbids new threads (Python ≥ 3.12): flush here
+            self.flush(timeout=SHUTDOWN_FLUSH_TIMEOUT_SECONDS)
+            return
+        flusher.join(SHUTDOWN_FLUSH_TIMEOUT_SECONDS)
+
+    # --- exit hooks ---------------------------------------------------------------------------
+    def install_exit_hooks(self) -> None:
+        """atexit always; the SIGTERM handler only from the main thread (Python allows no other)."""
+        if self._exit_hooks_installed or threading.current_thread() is not threading.main_thread():
+            return
+        self._exit_hooks_installed = True
+        atexit.register(self._flush_at_exit)
+        try:
+            self._previous_sigterm = signal.getsignal(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, self._on_sigterm)
+        except ValueError:  # not the main interpreter
+            pass
+
+    def _flush_at_exit(self) -> None:
+        self._stop.set()
+        if self._pending:
+            self._flush_on_own_thread()
+
+    def _on_sigterm(self, signum: int, frame: object) -> None:
+        if self._pending:
+            self._flush_on_own_thread()
+        previous = self._previous_sigterm
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_IGN:
+            return
+        else:
+            # The default action would end the process at once; exiting through SystemExit instead
+            # lets `finally` blocks close open spans and atexit flush what they wrote.
+            raise SystemExit(128 + signum)
+
+    def _after_fork_in_child(self) -> None:
+        # The parent still owns (and will flush) its buffered rows; the child starts empty, with
+        # fresh locks (a lock held by another parent thread at fork time would never be released).
+        self._pending = deque()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flush_lock = threading.Lock()
+        self._start_lock = threading.Lock()
+        self._thread = None
+
+
+writer = BufferedWriter()
+os.register_at_fork(after_in_child=writer._after_fork_in_child)
+
+
+def log_flush(*, timeout: float = SHUTDOWN_FLUSH_TIMEOUT_SECONDS) -> int:
+    """Write everything buffered in this process now (end of a task, tests, shutdown)."""
+    return writer.flush(timeout=timeout)
+
+
+def rows_submit(rows: Iterable[Row]) -> None:
+    writer.submit(list(rows))
