@@ -4,10 +4,27 @@
 with it and the order of routes here does not matter.
 """
 
-from memories.api import views
+from memories.api import recall_views, views
 from memoryproject.routing import route
 
 urlpatterns = [
     *route("memory", views.MemoryCollectionView.as_view(), name="memory-collection"),
     *route("memory/<memory_id:memory_id>", views.MemoryDetailView.as_view(), name="memory-detail"),
+]
+
+# Recall, overviews, compaction, export and import.
+urlpatterns += [
+    *route("memory/recall", recall_views.RecallView.as_view(), name="memory-recall"),
+]
+
+# Update, delete, verify, sync, audit, diff and the short lists.
+urlpatterns += [
+    *route("memory/<memory_id:memory_id>/verify", views.MemoryVerifyView.as_view(), name="memory-verify"),
+    *route("memory/<memory_id:memory_id>/unverify", views.MemoryUnverifyView.as_view(), name="memory-unverify"),
+    *route("memory/sync", views.MemorySyncView.as_view(), name="memory-sync"),
+    *route("memory/audit", views.MemoryAuditView.as_view(), name="memory-audit"),
+    *route("memory/diff", views.MemoryDiffView.as_view(), name="memory-diff"),
+    *route("memory/unverified", views.MemoryUnverifiedView.as_view(), name="memory-unverified"),
+    *route("memory/expiring", views.MemoryExpiringView.as_view(), name="memory-expiring"),
+    *route("memory/by-tag", views.MemoryByTagView.as_view(), name="memory-by-tag"),
 ]

@@ -1,0 +1,404 @@
+"""Parameters of recall, the overview endpoints, compaction and export/import (validation only),
+and the shapes they answer with (for the OpenAPI document)."""
+
+from __future__ import annotations
+
+import re
+
+from rest_framework import serializers
+
+from memories.api.serializers import MemoryInputSerializer, MemorySerializer
+from memories.models import Category
+from memories.services.memory import derived_key
+from memoryproject.fields import FlexibleTimeField, StrictBooleanField, StrictCharField, StrictChoiceField
+from memoryproject.timeinput import parse_duration
+
+# Longest `q` recall accepts (characters): a topic, not a document.
+RECALL_MAX_QUERY_CHARS = 1000
+# Longest `mode` / `intent` / `mood` label (characters).
+RECALL_MAX_LABEL_CHARS = 100
+# Largest `max_chars` recall accepts (characters); a prompt block, not a dump.
+RECALL_MAX_CHARS_LIMIT = 1_000_000
+
+# Periods /memory/timeline groups by (PostgreSQL date_trunc units).
+TIMELINE_PERIODS = ("hour", "day", "week", "month", "year")
+
+# /memory/graph node limits (02-memory-api.md).
+GRAPH_DEFAULT_NODES = 200
+GRAPH_MIN_NODES = 10
+GRAPH_MAX_NODES = 1000
+
+# /memory/contradictions window when `within` is not given (seconds).
+CONTRADICTIONS_DEFAULT_WITHIN = 86400
+
+# /memory/compact limits (02-memory-api.md).
+COMPACT_DEFAULT_OLDER_THAN = 30 * 86400  # seconds
+COMPACT_DEFAULT_MAX_CLUSTERS = 10
+COMPACT_MAX_CLUSTERS = 50
+COMPACT_DEFAULT_MIN_CLUSTER_SIZE = 3
+COMPACT_MIN_CLUSTER_SIZE = 2
+COMPACT_MAX_MIN_CLUSTER_SIZE = 20
+
+# The export format this server writes and reads (docs/export-format.md).
+EXPORT_FORMAT_VERSION = 1
+EXPORT_FORMATS = ("json", "csv")
+# Memories one POST /mind/import takes; larger exports go in several calls.
+IMPORT_MAX_MEMORIES = 1000
+
+_WHOLE_NUMBER = re.compile(r"^[0-9]{1,18}$")
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """A whole number in a query string: digits only ("10", not "10.0" or "1e1")."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not _WHOLE_NUMBER.match(data.strip()):
+            raise serializers.ValidationError(self._range_help())
+        value = int(data)
+        if (self.min_value is not None and value < self.min_value) or (
+            self.max_value is not None and value > self.max_value
+        ):
+            raise serializers.ValidationError(self._range_help())
+        return value
+
+    def _range_help(self) -> str:
+        if self.min_value is not None and self.max_value is not None:
+            return f"Use a whole number from {self.min_value} to {self.max_value}."
+        return "Use a whole number, 0 or more."
+
+
+class BodyIntegerField(serializers.IntegerField):
+    """A whole number in a JSON body: a JSON integer, not "10", 10.5 or true."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise serializers.ValidationError(f"Must be a whole number from {self.min_value} to {self.max_value}.")
+        if not self.min_value <= data <= self.max_value:
+            raise serializers.ValidationError(f"Use a whole number from {self.min_value} to {self.max_value}.")
+        return data
+
+
+class QueryBooleanField(serializers.BooleanField):
+    """true/false (also 1/0, yes/no) in a query string."""
+
+    default_error_messages = {"invalid": "Use true or false (1 or 0 work too)."}
+
+
+class QueryFloatField(serializers.FloatField):
+    default_error_messages = {"invalid": "Must be a number."}
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value != value or value in (float("inf"), float("-inf")):  # NaN / infinity
+            self.fail("invalid")
+        return value
+
+
+class DurationField(serializers.Field):
+    """Seconds (a number, or digits in a string) or `<n>s|m|h|d|w`; returns whole seconds."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, float, str)):
+            raise serializers.ValidationError("Use seconds (3600) or a number with a unit s, m, h, d or w (7d).")
+        try:
+            return int(parse_duration(data).total_seconds())
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
+
+    def to_representation(self, value):
+        return value
+
+
+def _choice(choices, **kwargs) -> StrictChoiceField:
+    return StrictChoiceField(list(choices), **kwargs)
+
+
+# --- Recall ---------------------------------------------------------------------------------
+
+
+class RecallQuerySerializer(serializers.Serializer):
+    q = StrictCharField(required=False, allow_blank=True, trim_whitespace=True, max_length=RECALL_MAX_QUERY_CHARS)
+    mode = StrictCharField(required=False, allow_blank=True, max_length=RECALL_MAX_LABEL_CHARS)
+    intent = StrictCharField(required=False, allow_blank=True, max_length=RECALL_MAX_LABEL_CHARS)
+    mood = StrictCharField(required=False, allow_blank=True, max_length=RECALL_MAX_LABEL_CHARS)
+    limit = QueryIntegerField(required=False, min_value=1, max_value=1000)
+    max_chars = QueryIntegerField(required=False, min_value=1, max_value=RECALL_MAX_CHARS_LIMIT)
+    format = _choice(("text", "json"), required=False, default="text")
+
+    def validate_q(self, value: str) -> str:
+        if "\x00" in value:
+            raise serializers.ValidationError("q must not contain NUL characters.")
+        return value
+
+
+class RecallMindSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+
+
+class RecallJsonSerializer(serializers.Serializer):
+    """GET /memory/recall?format=json: the same selection as the text."""
+
+    mind = RecallMindSerializer()
+    total = serializers.IntegerField(help_text="Current (not expired) memories of the mind.")
+    verified = serializers.IntegerField()
+    unverified = serializers.IntegerField()
+    memories = MemorySerializer(many=True)
+    omitted = serializers.IntegerField(help_text="Current memories left out by `limit` or `max_chars`.")
+    cut_by = serializers.CharField(allow_null=True, help_text="`limit`, `max_chars`, or null when nothing was cut.")
+
+
+# --- Overview -------------------------------------------------------------------------------
+
+
+class StatsSerializer(serializers.Serializer):
+    mind_id = serializers.CharField()
+    total = serializers.IntegerField(help_text="Every stored memory, expired ones included.")
+    active = serializers.IntegerField(help_text="Not expired.")
+    expired = serializers.IntegerField()
+    verified = serializers.IntegerField()
+    unverified = serializers.IntegerField()
+    by_category = serializers.DictField(child=serializers.IntegerField())
+    by_source = serializers.DictField(child=serializers.IntegerField())
+    by_priority = serializers.DictField(child=serializers.IntegerField())
+
+
+class HealthSerializer(serializers.Serializer):
+    mind_id = serializers.CharField()
+    memories = serializers.IntegerField()
+    pending_promotion = serializers.IntegerField()
+    oldest_pending_age_seconds = serializers.IntegerField(allow_null=True)
+    last_promotion_at = serializers.DateTimeField(allow_null=True)
+    last_decay_at = serializers.DateTimeField(allow_null=True)
+    worker_alive = serializers.BooleanField()
+
+
+class TagsQuerySerializer(serializers.Serializer):
+    limit = QueryIntegerField(required=False, min_value=1, max_value=1000, default=100)
+    include_expired = QueryBooleanField(required=False, default=False)
+
+
+class TagCountSerializer(serializers.Serializer):
+    tag = serializers.CharField()
+    count = serializers.IntegerField()
+
+
+class TagsSerializer(serializers.Serializer):
+    tags = TagCountSerializer(many=True)
+    total_tags = serializers.IntegerField()
+    total_memories = serializers.IntegerField()
+
+
+class TimelineQuerySerializer(serializers.Serializer):
+    period = _choice(TIMELINE_PERIODS, required=False, default="day")
+    limit = QueryIntegerField(required=False, min_value=1, max_value=1000, default=100)
+    include_expired = QueryBooleanField(required=False, default=False)
+
+
+class TimelinePeriodSerializer(serializers.Serializer):
+    period = serializers.DateTimeField(help_text="Start of the period (UTC).")
+    count = serializers.IntegerField()
+    categories = serializers.DictField(child=serializers.IntegerField())
+
+
+class TimelineSerializer(serializers.Serializer):
+    period = serializers.CharField()
+    timeline = TimelinePeriodSerializer(many=True)
+    total_periods = serializers.IntegerField()
+
+
+class RelatedMemorySerializer(MemorySerializer):
+    """A memory related to another one, and why."""
+
+    via = serializers.CharField(help_text="`tags` (edge neighbours come with the synapse model).")
+    shared_tags = serializers.ListField(child=serializers.CharField())
+
+
+class GraphQuerySerializer(serializers.Serializer):
+    max_nodes = QueryIntegerField(
+        required=False, min_value=GRAPH_MIN_NODES, max_value=GRAPH_MAX_NODES, default=GRAPH_DEFAULT_NODES
+    )
+    category = _choice(Category.values, required=False)
+    tag = StrictCharField(required=False, max_length=64)
+    min_confidence = QueryFloatField(required=False, min_value=0.0, max_value=1.0)
+    include_edges = QueryBooleanField(required=False, default=True)
+
+    def validate_tag(self, value: str) -> str:
+        return value.lower()
+
+
+class GraphNodeSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    key = serializers.CharField()
+    category = serializers.CharField()
+    priority = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    confidence = serializers.FloatField()
+    verified = serializers.BooleanField()
+    updated_at = serializers.DateTimeField()
+
+
+class GraphEdgeSerializer(serializers.Serializer):
+    source = serializers.CharField()
+    target = serializers.CharField()
+    layers = serializers.ListField(child=serializers.CharField())
+    weight = serializers.FloatField()
+    shared_tags = serializers.ListField(child=serializers.CharField())
+
+
+class GraphStatsSerializer(serializers.Serializer):
+    nodes = serializers.IntegerField()
+    edges = serializers.IntegerField()
+    edges_returned = serializers.IntegerField()
+    density = serializers.FloatField()
+    components = serializers.IntegerField()
+    isolated = serializers.IntegerField()
+    nodes_truncated = serializers.BooleanField()
+
+
+class GraphSerializer(serializers.Serializer):
+    nodes = GraphNodeSerializer(many=True)
+    edges = GraphEdgeSerializer(many=True)
+    stats = GraphStatsSerializer()
+
+
+class ContradictionsQuerySerializer(serializers.Serializer):
+    within = DurationField(required=False, default=CONTRADICTIONS_DEFAULT_WITHIN)
+
+
+class ContradictionSerializer(serializers.Serializer):
+    newer = MemorySerializer()
+    older = MemorySerializer()
+    similarity = serializers.FloatField()
+    reasons = serializers.ListField(child=serializers.CharField())
+    key_stem = serializers.CharField(allow_null=True)
+    shared_entities = serializers.ListField(child=serializers.CharField())
+
+
+class ContradictionsSerializer(serializers.Serializer):
+    within = serializers.IntegerField()
+    since = serializers.DateTimeField()
+    candidates = serializers.IntegerField()
+    truncated = serializers.BooleanField()
+    contradictions = ContradictionSerializer(many=True)
+
+
+# --- Compaction -----------------------------------------------------------------------------
+
+
+class CompactRequestSerializer(serializers.Serializer):
+    older_than = DurationField(required=False, default=COMPACT_DEFAULT_OLDER_THAN)
+    dry_run = StrictBooleanField(required=False, default=False)
+    max_clusters = BodyIntegerField(
+        required=False, min_value=1, max_value=COMPACT_MAX_CLUSTERS, default=COMPACT_DEFAULT_MAX_CLUSTERS
+    )
+    min_cluster_size = BodyIntegerField(
+        required=False,
+        min_value=COMPACT_MIN_CLUSTER_SIZE,
+        max_value=COMPACT_MAX_MIN_CLUSTER_SIZE,
+        default=COMPACT_DEFAULT_MIN_CLUSTER_SIZE,
+    )
+    category = _choice(Category.values, required=False, allow_null=True)
+
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        if unknown:
+            allowed = ", ".join(self.fields)
+            raise serializers.ValidationError({name: [f"Unknown parameter. Use: {allowed}."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class CompactClusterSerializer(serializers.Serializer):
+    tags = serializers.ListField(child=serializers.CharField())
+    category = serializers.CharField()
+    size = serializers.IntegerField()
+    member_ids = serializers.ListField(child=serializers.CharField())
+    summary_id = serializers.CharField(allow_null=True)
+
+
+class CompactResultSerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField()
+    clusters_processed = serializers.IntegerField()
+    memories_compacted = serializers.IntegerField()
+    results = CompactClusterSerializer(many=True)
+
+
+# --- Export / import ------------------------------------------------------------------------
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    format = _choice(EXPORT_FORMATS, required=False, default="json")
+
+
+class ImportTimesSerializer(serializers.Serializer):
+    """The parts of an exported memory that a store never takes but an import keeps."""
+
+    created_at = FlexibleTimeField(required=False)
+    updated_at = FlexibleTimeField(required=False)
+    verified = StrictBooleanField(required=False)
+    verified_at = FlexibleTimeField(required=False, allow_null=True)
+
+    FIELDS = ("created_at", "updated_at", "verified", "verified_at")
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    """The json export format; only `format_version` and `memories` are read."""
+
+    format_version = serializers.IntegerField()
+    memories = serializers.ListField(child=serializers.JSONField(), max_length=IMPORT_MAX_MEMORIES)
+    # Written by the export, ignored on import until the synapse model has them.
+    mind = serializers.JSONField(required=False)
+    exported_at = serializers.JSONField(required=False)
+    knots = serializers.JSONField(required=False)
+    edges = serializers.JSONField(required=False)
+    entities = serializers.JSONField(required=False)
+    goals = serializers.JSONField(required=False)
+
+    def validate_format_version(self, value: int) -> int:
+        if value != EXPORT_FORMAT_VERSION:
+            raise serializers.ValidationError(
+                f"This server reads export format_version {EXPORT_FORMAT_VERSION}; the file has {value}."
+            )
+        return value
+
+    def validate_memories(self, items: list) -> list[dict]:
+        """Every memory checked before anything is written; errors come back by index
+        (`memories.3.content`). Returns `[{"fields": …, "times": …}]` in file order."""
+        validated: list[dict] = []
+        errors: dict[int, dict] = {}
+        seen: dict[tuple[str, str], int] = {}
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                errors[index] = {"body": ["Each memory must be a JSON object."]}
+                continue
+            memory = MemoryInputSerializer(data=item)
+            times = ImportTimesSerializer(
+                data={name: item[name] for name in ImportTimesSerializer.FIELDS if name in item}
+            )
+            memory_ok, times_ok = memory.is_valid(), times.is_valid()
+            if not (memory_ok and times_ok):
+                errors[index] = {**(memory.errors if not memory_ok else {}), **(times.errors if not times_ok else {})}
+                continue
+            fields = memory.validated_data
+            where = (fields["category"], fields.get("key") or derived_key(fields["category"], fields["content"]))
+            if where in seen:
+                errors[index] = {"key": [f"memories.{seen[where]} has the same category and key; keep one of them."]}
+                continue
+            seen[where] = index
+            validated.append({"fields": dict(memory.validated_data), "times": dict(times.validated_data)})
+        if errors:
+            raise serializers.ValidationError(errors)
+        return validated
+
+
+class ImportItemResultSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=["created", "updated", "skipped"])
+
+
+class ImportResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    results = ImportItemResultSerializer(many=True)

@@ -1,0 +1,59 @@
+"""GET /memory/recall: the plain-text block an agent puts into its prompt (or the same as JSON)."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.access import Access, mind_from_request
+from memories.api.overview_serializers import RecallJsonSerializer, RecallQuerySerializer
+from memories.selectors.recall import RECALL_DEFAULT_LIMIT, recall_build
+from memoryproject.schema import error_responses
+
+TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
+
+
+class LenientNegotiationMixin:
+    """Views that answer text or CSV themselves: an `Accept: text/plain` or `?format=csv` must not
+    make DRF answer 406/404 before the view runs. Errors still leave as JSON."""
+
+    def perform_content_negotiation(self, request, force=False):
+        return super().perform_content_negotiation(request, force=True)
+
+
+class RecallView(LenientNegotiationMixin, APIView):
+    @extend_schema(
+        parameters=[RecallQuerySerializer],
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="The recall text (docs/recall.md)."),
+            (200, "application/json"): RecallJsonSerializer,
+            **error_responses(400, 401, 404),
+        },
+    )
+    def get(self, request):
+        """The mind's current memories by priority, then recency, as text for a prompt (`format=json`: as JSON)."""
+        params = RecallQuerySerializer(data=request.query_params.dict())
+        params.is_valid(raise_exception=True)
+        mind, _ = mind_from_request(request, need=Access.READ)
+        recall = recall_build(
+            mind=mind,
+            limit=params.validated_data.get("limit", RECALL_DEFAULT_LIMIT),
+            max_chars=params.validated_data.get("max_chars"),
+            q=params.validated_data.get("q", ""),
+        )
+        if params.validated_data["format"] == "json":
+            counts = recall.selection.counts
+            body = {
+                "mind": {"id": mind.pk, "name": mind.name},
+                "total": counts.total,
+                "verified": counts.verified,
+                "unverified": counts.unverified,
+                "memories": recall.shown_memories,
+                "omitted": recall.rendered.omitted,
+                "cut_by": recall.rendered.cut_by,
+            }
+            return Response(RecallJsonSerializer(body).data)
+        return HttpResponse(recall.rendered.text, content_type=TEXT_CONTENT_TYPE)

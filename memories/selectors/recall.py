@@ -1,0 +1,92 @@
+"""What recall shows: the mind's current memories in recall order, and the counts of its header."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from memories.models import Memory, Mind
+from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
+from memories.selectors.memory import memories_of
+from pipelinelog.spans import current_span
+
+# Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded.
+RECALL_DEFAULT_LIMIT = 100
+# Largest `limit` recall accepts (the contract's cap on every list).
+RECALL_MAX_LIMIT = 1000
+
+
+def current_filter(now: datetime) -> Q:
+    """Not expired at `now`: expired memories leave recall, lists and overviews but stay stored."""
+    return Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+
+
+@dataclass(frozen=True)
+class RecallSelection:
+    mind: Mind
+    counts: RecallCounts
+    memories: list[Memory]  # at most `limit`, in recall order
+
+
+def recall_select(*, mind: Mind, limit: int, now: datetime | None = None) -> RecallSelection:
+    """The first `limit` current memories in recall order (priority, then most recently updated)
+    and the counts over all current memories. Two queries whatever the mind's size: the rows come
+    from `memory_recall_idx` (mind, priority_rank, -updated_at) with a LIMIT, the counts from one
+    aggregate."""
+    now = now or timezone.now()
+    current = memories_of(mind.pk).filter(current_filter(now))
+    counts = current.order_by().aggregate(total=Count("pk"), verified=Count("pk", filter=Q(verified=True)))
+    rows = list(current.order_by("priority_rank", "-updated_at", "pk")[:limit])
+    return RecallSelection(
+        mind=mind,
+        counts=RecallCounts(
+            total=counts["total"], verified=counts["verified"], unverified=counts["total"] - counts["verified"]
+        ),
+        memories=rows,
+    )
+
+
+@dataclass(frozen=True)
+class Recall:
+    selection: RecallSelection
+    rendered: RecallText
+
+    @property
+    def shown_memories(self) -> list[Memory]:
+        return self.selection.memories[: self.rendered.shown]
+
+
+def recall_entry_of(memory: Memory) -> RecallEntry:
+    return RecallEntry(
+        category=memory.category,
+        priority=memory.priority,
+        verified=memory.verified,
+        key=memory.key,
+        content=memory.content,
+        tags=memory.tags,
+    )
+
+
+def recall_build(*, mind: Mind, limit: int, max_chars: int | None = None, q: str = "") -> Recall:
+    """GET /memory/recall: the selection and its text. `format=json` returns the same memories
+    the text shows (`shown_memories`), so both forms agree on what `limit`/`max_chars` cut.
+
+    `q` is accepted but adds nothing yet: the resonance section needs the long-term net of the
+    synapse model. The pipeline log records that it was skipped.
+    """
+    if q:
+        current_span().decision(
+            {"decision": "recall.resonance", "outcome": "skipped", "reason": "no long-term net yet"}
+        )
+    selection = recall_select(mind=mind, limit=limit)
+    rendered = recall_render(
+        mind_name=mind.name,
+        counts=selection.counts,
+        entries=[recall_entry_of(memory) for memory in selection.memories],
+        limit=limit,
+        max_chars=max_chars,
+    )
+    return Recall(selection=selection, rendered=rendered)

@@ -1,0 +1,36 @@
+"""Helpers for the recall, overview, compaction and export/import tests: memories written through
+the real store service, with times set afterwards where a test needs a fixed order or age."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memories.access import Caller, caller_of
+from memories.models import Memory, MindKey
+from memories.services.memory import memory_store
+from memoryproject.authentication import AgentPrincipal
+
+# A fixed point in time the tests count from.
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def agent_caller(mind) -> Caller:
+    return caller_of(AgentPrincipal(key=MindKey.objects.filter(mind=mind).first()))
+
+
+def human_caller(user) -> Caller:
+    return caller_of(user)
+
+
+def remember(mind, caller: Caller, *, at: datetime | None = None, created: datetime | None = None, **fields) -> Memory:
+    """Store a memory with the store service; `at` then sets updated_at (and created_at unless
+    `created` is given), so tests control recency."""
+    memory = memory_store(mind=mind, fields=fields, caller=caller).memory
+    if at is not None:
+        Memory.objects.filter(pk=memory.pk).update(updated_at=at, created_at=created or at)
+        memory.refresh_from_db()
+    return memory
+
+
+def minutes(n: float) -> timedelta:
+    return timedelta(minutes=n)
