@@ -210,6 +210,8 @@ SYNAPSE_EMBEDDER = env_choice("SYNAPSE_EMBEDDER", "hashing", ("hashing", "senten
 SYNAPSE_OPENAI_URL = env_str("SYNAPSE_OPENAI_URL") or "http://127.0.0.1:11434/v1/embeddings"
 SYNAPSE_OPENAI_MODEL = env_str("SYNAPSE_OPENAI_MODEL") or "nomic-embed-text"
 SYNAPSE_OPENAI_API_KEY = env_str("SYNAPSE_OPENAI_API_KEY") or ""
+# How long one request to the embedding server may take (seconds) before it fails with a 503.
+SYNAPSE_OPENAI_TIMEOUT = env_int("SYNAPSE_OPENAI_TIMEOUT", 30, minimum=1)
 
 # --- Pipeline log (pipelinelog; docs/pipeline-log.md) ---------------------------------------
 # Master switch: false turns every span, buffer and log row off.

