@@ -4,7 +4,8 @@
 with it and the order of routes here does not matter.
 """
 
-from memories.api import recall_views, views
+from memories.api import overview_views, recall_views, views
+from memories.api.search_views import SearchView, SemanticSearchView
 from memoryproject.routing import route
 
 urlpatterns = [
@@ -15,6 +16,13 @@ urlpatterns = [
 # Recall, overviews, compaction, export and import.
 urlpatterns += [
     *route("memory/recall", recall_views.RecallView.as_view(), name="memory-recall"),
+    *route("memory/stats", overview_views.StatsView.as_view(), name="memory-stats"),
+    *route("memory/health", overview_views.MindHealthView.as_view(), name="memory-health"),
+    *route("memory/tags", overview_views.TagsView.as_view(), name="memory-tags"),
+    *route("memory/timeline", overview_views.TimelineView.as_view(), name="memory-timeline"),
+    *route("memory/<memory_id:memory_id>/related", overview_views.RelatedView.as_view(), name="memory-related"),
+    *route("memory/graph", overview_views.GraphView.as_view(), name="memory-graph"),
+    *route("memory/contradictions", overview_views.ContradictionsView.as_view(), name="memory-contradictions"),
 ]
 
 # Update, delete, verify, sync, audit, diff and the short lists.
@@ -27,4 +35,10 @@ urlpatterns += [
     *route("memory/unverified", views.MemoryUnverifiedView.as_view(), name="memory-unverified"),
     *route("memory/expiring", views.MemoryExpiringView.as_view(), name="memory-expiring"),
     *route("memory/by-tag", views.MemoryByTagView.as_view(), name="memory-by-tag"),
+]
+
+# Search: hybrid (full text + vectors) and semantic.
+urlpatterns += [
+    *route("memory/search", SearchView.as_view(), name="memory-search"),
+    *route("memory/semantic-search", SemanticSearchView.as_view(), name="memory-semantic-search"),
 ]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.api.serializers import MemoryInputSerializer, MemorySerializer
 from memories.models import Category
+from memories.selectors.overview import shared_tags_of
 from memories.services.memory import derived_key
 from memoryproject.fields import FlexibleTimeField, StrictBooleanField, StrictCharField, StrictChoiceField
 from memoryproject.timeinput import parse_duration
@@ -94,6 +96,12 @@ class QueryFloatField(serializers.FloatField):
         return value
 
 
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": r"^\d+(\.\d+)?[smhdw]?$"}],
+        "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
+    }
+)
 class DurationField(serializers.Field):
     """Seconds (a number, or digits in a string) or `<n>s|m|h|d|w`; returns whole seconds."""
 
@@ -208,10 +216,16 @@ class TimelineSerializer(serializers.Serializer):
 
 
 class RelatedMemorySerializer(MemorySerializer):
-    """A memory related to another one, and why."""
+    """A memory related to the one in the path (`context["memory"]`), and why."""
 
-    via = serializers.CharField(help_text="`tags` (edge neighbours come with the synapse model).")
-    shared_tags = serializers.ListField(child=serializers.CharField())
+    via = serializers.SerializerMethodField(help_text="`tags` (edge neighbours come with the synapse model).")
+    shared_tags = serializers.SerializerMethodField()
+
+    def get_via(self, memory) -> str:
+        return "tags"
+
+    def get_shared_tags(self, memory) -> list[str]:
+        return shared_tags_of(self.context["memory"], memory)
 
 
 class GraphQuerySerializer(serializers.Serializer):

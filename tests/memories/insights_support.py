@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memories.access import Caller, caller_of
+from memories.api.serializers import MemoryInputSerializer
 from memories.models import Memory, MindKey
 from memories.services.memory import memory_store
 from memoryproject.authentication import AgentPrincipal
@@ -23,9 +24,13 @@ def human_caller(user) -> Caller:
 
 
 def remember(mind, caller: Caller, *, at: datetime | None = None, created: datetime | None = None, **fields) -> Memory:
-    """Store a memory with the store service; `at` then sets updated_at (and created_at unless
-    `created` is given), so tests control recency."""
-    memory = memory_store(mind=mind, fields=fields, caller=caller).memory
+    """Store a memory as POST /memory does (validated by MemoryInputSerializer, then the store
+    service); `at` then sets updated_at (and created_at unless `created` is given), so tests
+    control recency."""
+    data = {name: value.isoformat() if isinstance(value, datetime) else value for name, value in fields.items()}
+    serializer = MemoryInputSerializer(data=data)
+    serializer.is_valid(raise_exception=True)
+    memory = memory_store(mind=mind, fields=serializer.validated_data, caller=caller).memory
     if at is not None:
         Memory.objects.filter(pk=memory.pk).update(updated_at=at, created_at=created or at)
         memory.refresh_from_db()

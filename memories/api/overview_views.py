@@ -1,0 +1,117 @@
+"""The overview endpoints of a mind: stats, health, tags, timeline, related, graph, contradictions.
+
+Thin views: validate the parameters, resolve the mind (read access), call one selector, serialize.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.access import Access, mind_from_request
+from memories.api.overview_serializers import (
+    ContradictionsQuerySerializer,
+    ContradictionsSerializer,
+    GraphQuerySerializer,
+    GraphSerializer,
+    HealthSerializer,
+    RelatedMemorySerializer,
+    StatsSerializer,
+    TagsQuerySerializer,
+    TagsSerializer,
+    TimelineQuerySerializer,
+    TimelineSerializer,
+)
+from memories.selectors.memory import memory_get_for
+from memories.selectors.overview import (
+    memories_contradicting,
+    memories_related,
+    mind_graph,
+    mind_health,
+    mind_stats,
+    mind_tags,
+    mind_timeline,
+)
+from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.schema import error_responses
+
+# Related memories per page when the client gives no `limit`.
+RELATED_DEFAULT_LIMIT = 20
+
+
+def query_params(serializer_class, request) -> dict:
+    """The request's query parameters, validated (400 naming every bad one)."""
+    serializer = serializer_class(data=request.query_params.dict())
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class StatsView(APIView):
+    @extend_schema(responses={200: StatsSerializer, **error_responses(400, 401, 404)})
+    def get(self, request):
+        """Counts of the mind's memories: totals, verified/unverified/expired, by category, source and priority."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return Response(StatsSerializer(mind_stats(mind=mind)).data)
+
+
+class MindHealthView(APIView):
+    @extend_schema(responses={200: HealthSerializer, **error_responses(400, 401, 404)})
+    def get(self, request):
+        """The mind's memories, pending promotions and the worker's heartbeat."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return Response(HealthSerializer(mind_health(mind=mind)).data)
+
+
+class TagsView(APIView):
+    @extend_schema(parameters=[TagsQuerySerializer], responses={200: TagsSerializer, **error_responses(400, 401, 404)})
+    def get(self, request):
+        """Each tag with the number of memories carrying it, most used first."""
+        params = query_params(TagsQuerySerializer, request)
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return Response(TagsSerializer(mind_tags(mind=mind, **params)).data)
+
+
+class TimelineView(APIView):
+    @extend_schema(
+        parameters=[TimelineQuerySerializer], responses={200: TimelineSerializer, **error_responses(400, 401, 404)}
+    )
+    def get(self, request):
+        """Memories created per hour, day, week, month or year, with counts per category."""
+        params = query_params(TimelineQuerySerializer, request)
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return Response(TimelineSerializer(mind_timeline(mind=mind, **params)).data)
+
+
+class RelatedView(APIView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = RELATED_DEFAULT_LIMIT
+
+    @extend_schema(responses={200: RelatedMemorySerializer(many=True), **error_responses(400, 401, 404)})
+    def get(self, request, memory_id: str):
+        """Memories sharing tags with this one, most shared tags first (`shared_tags` per result)."""
+        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
+        return page_response(self, memories_related(memory=memory), RelatedMemorySerializer, context={"memory": memory})
+
+
+class GraphView(APIView):
+    @extend_schema(
+        parameters=[GraphQuerySerializer], responses={200: GraphSerializer, **error_responses(400, 401, 404)}
+    )
+    def get(self, request):
+        """The mind's memories as a graph for drawing (interim: edges link memories that share tags)."""
+        params = query_params(GraphQuerySerializer, request)
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return Response(GraphSerializer(mind_graph(mind=mind, **params)).data)
+
+
+class ContradictionsView(APIView):
+    @extend_schema(
+        parameters=[ContradictionsQuerySerializer],
+        responses={200: ContradictionsSerializer, **error_responses(400, 401, 404)},
+    )
+    def get(self, request):
+        """Pairs of recently written memories on the same subject that say different things."""
+        params = query_params(ContradictionsQuerySerializer, request)
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return Response(ContradictionsSerializer(memories_contradicting(mind=mind, **params)).data)

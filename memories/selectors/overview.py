@@ -1,0 +1,390 @@
+"""Overviews of a mind: stats, health, tags, timeline, related memories, the interim graph and
+contradictions. Reads only; every query filters by mind."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from django.db import connection
+from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Trunc
+from django.utils import timezone
+
+from memories.models import Category, Memory, Mind, Priority, Source
+from memories.selectors.memory import memories_of
+from memories.selectors.recall import current_filter
+from memories.selectors.system import worker_alive
+
+# --- stats ------------------------------------------------------------------------------------
+
+
+def mind_stats(*, mind: Mind, now: datetime | None = None) -> dict:
+    """GET /memory/stats: counts over every stored memory of the mind (expired ones included and
+    also counted apart), in one aggregate query. Every enum value is present, with 0 when unused."""
+    now = now or timezone.now()
+    expired = Q(expires_at__isnull=False, expires_at__lte=now)
+    aggregates = {
+        "total": Count("pk"),
+        "expired": Count("pk", filter=expired),
+        "verified": Count("pk", filter=Q(verified=True)),
+    }
+    groups = {"category": Category.values, "source": Source.values, "priority": Priority.values}
+    for field, values in groups.items():
+        for value in values:
+            aggregates[f"{field}__{value}"] = Count("pk", filter=Q(**{field: value}))
+    counts = Memory.objects.filter(mind_id=mind.pk).aggregate(**aggregates)
+    return {
+        "mind_id": mind.pk,
+        "total": counts["total"],
+        "active": counts["total"] - counts["expired"],
+        "expired": counts["expired"],
+        "verified": counts["verified"],
+        "unverified": counts["total"] - counts["verified"],
+        **{f"by_{field}": {value: counts[f"{field}__{value}"] for value in values} for field, values in groups.items()},
+    }
+
+
+# --- health -----------------------------------------------------------------------------------
+
+
+def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
+    """GET /memory/health. A memory is pending promotion while `promoted_at` is unset and it is not
+    expired; it has waited since its last write (`updated_at`), which is what enqueued it."""
+    now = now or timezone.now()
+    pending = Q(promoted_at__isnull=True) & current_filter(now)
+    counts = Memory.objects.filter(mind_id=mind.pk).aggregate(
+        memories=Count("pk"),
+        pending=Count("pk", filter=pending),
+        oldest_pending=Min("updated_at", filter=pending),
+    )
+    oldest = counts["oldest_pending"]
+    return {
+        "mind_id": mind.pk,
+        "memories": counts["memories"],
+        "pending_promotion": counts["pending"],
+        "oldest_pending_age_seconds": max(0, int((now - oldest).total_seconds())) if oldest else None,
+        # The promotion and decay jobs arrive with the synapse model; until then they never ran.
+        "last_promotion_at": None,
+        "last_decay_at": None,
+        "worker_alive": worker_alive(),
+    }
+
+
+# --- tags ---------------------------------------------------------------------------------------
+
+
+def _expiry_sql(include_expired: bool) -> str:
+    return "" if include_expired else " AND (expires_at IS NULL OR expires_at > %(now)s)"
+
+
+def mind_tags(*, mind: Mind, limit: int, include_expired: bool = False, now: datetime | None = None) -> dict:
+    """GET /memory/tags: each tag with the number of memories carrying it, by count (desc) then
+    tag, counted in SQL (unnest + GROUP BY). Expired memories are left out unless asked for."""
+    params = {"mind": mind.pk, "now": now or timezone.now(), "limit": limit}
+    expiry = _expiry_sql(include_expired)
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH counted AS (
+                SELECT tag, count(*) AS n
+                FROM {table}, unnest(tags) AS tag
+                WHERE mind_id = %(mind)s{expiry}
+                GROUP BY tag
+            )
+            SELECT tag, n, count(*) OVER () FROM counted ORDER BY n DESC, tag LIMIT %(limit)s
+            """,  # noqa: S608 — the table name and the expiry clause are ours, values are parameters
+            params,
+        )
+        rows = cursor.fetchall()
+        cursor.execute(f"SELECT count(*) FROM {table} WHERE mind_id = %(mind)s{expiry}", params)  # noqa: S608
+        total_memories = cursor.fetchone()[0]
+    return {
+        "tags": [{"tag": tag, "count": count} for tag, count, _ in rows],
+        "total_tags": rows[0][2] if rows else 0,
+        "total_memories": total_memories,
+    }
+
+
+# --- timeline -----------------------------------------------------------------------------------
+
+
+def mind_timeline(
+    *, mind: Mind, period: str, limit: int, include_expired: bool = False, now: datetime | None = None
+) -> dict:
+    """GET /memory/timeline: memories created per period (date_trunc in SQL, UTC), with counts per
+    category, oldest period first. Only periods with memories appear; `limit` keeps the most recent
+    ones and `total_periods` says how many there are in all."""
+    memories = Memory.objects.filter(mind_id=mind.pk)
+    if not include_expired:
+        memories = memories.filter(current_filter(now or timezone.now()))
+    memories = memories.annotate(period=Trunc("created_at", period, tzinfo=UTC))
+    periods = memories.values("period").distinct().order_by("-period")
+    starts = list(periods.values_list("period", flat=True)[:limit])
+    if not starts:
+        return {"period": period, "timeline": [], "total_periods": 0}
+    total_periods = periods.count() if len(starts) == limit else len(starts)
+    rows = (
+        memories.filter(created_at__gte=starts[-1])
+        .values("period", "category")
+        .annotate(count=Count("pk"))
+        .order_by("period", "category")
+    )
+    timeline: dict[datetime, dict] = {}
+    for row in rows:
+        entry = timeline.setdefault(row["period"], {"period": row["period"], "count": 0, "categories": {}})
+        entry["count"] += row["count"]
+        entry["categories"][row["category"]] = row["count"]
+    return {"period": period, "timeline": list(timeline.values()), "total_periods": total_periods}
+
+
+# --- related ------------------------------------------------------------------------------------
+
+
+def memories_related(*, memory: Memory, now: datetime | None = None) -> QuerySet[Memory]:
+    """GET /memory/{id}/related: the mind's other current memories sharing at least one tag with
+    `memory`, most shared tags first, then most recently updated. Each row carries
+    `shared_tag_count`; `shared_tags_of` lists them. Uses the GIN index on tags (`&&`)."""
+    if not memory.tags:
+        return memories_of(memory.mind_id).none()
+    tags = list(memory.tags)
+    shared_count = RawSQL(
+        "cardinality(ARRAY(SELECT unnest(tags) INTERSECT SELECT unnest(%s::varchar[])))",
+        (tags,),
+    )
+    return (
+        memories_of(memory.mind_id)
+        .filter(current_filter(now or timezone.now()), tags__overlap=tags)
+        .exclude(pk=memory.pk)
+        .annotate(shared_tag_count=shared_count)
+        .order_by(F("shared_tag_count").desc(), "-updated_at", "pk")
+    )
+
+
+def shared_tags_of(memory: Memory, other: Memory) -> list[str]:
+    """The tags `other` shares with `memory`, in `memory`'s tag order."""
+    theirs = set(other.tags)
+    return [tag for tag in memory.tags if tag in theirs]
+
+
+# --- graph (interim: memories and shared tags) ----------------------------------------------------
+
+# Edge layer of two memories that share tags (the synapse model calls shared tags "themes").
+LAYER_THEMES = "themes"
+# Most edges /memory/graph returns, heaviest first; more would not be drawable anyway.
+GRAPH_MAX_EDGES = 5000
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    source: str
+    target: str
+    weight: float
+    shared_tags: list[str]
+
+
+def tag_edges(nodes: list[tuple[str, list[str]]]) -> list[GraphEdge]:
+    """Pure: an edge for every pair of nodes sharing tags, weight = shared / max(len(tags_a), len(tags_b)).
+
+    `nodes` is `[(id, tags)]`; pairs are found through a tag → nodes index, so nodes without a
+    common tag are never compared. Sorted by weight (desc), ties in node order; `source` is the
+    node that comes first in `nodes`.
+    """
+    by_tag: dict[str, list[int]] = defaultdict(list)
+    for position, (_, tags) in enumerate(nodes):
+        for tag in set(tags):
+            by_tag[tag].append(position)
+    shared: dict[tuple[int, int], int] = defaultdict(int)
+    for positions in by_tag.values():
+        for i, a in enumerate(positions):
+            for b in positions[i + 1 :]:
+                shared[(a, b)] += 1
+    edges = []
+    for (a, b), count in sorted(shared.items()):
+        (id_a, tags_a), (id_b, tags_b) = nodes[a], nodes[b]
+        common = set(tags_b)
+        edges.append(
+            GraphEdge(
+                source=id_a,
+                target=id_b,
+                weight=round(count / max(len(set(tags_a)), len(common)), 4),
+                shared_tags=[tag for tag in dict.fromkeys(tags_a) if tag in common],
+            )
+        )
+    edges.sort(key=lambda edge: -edge.weight)  # stable: ties stay in node order
+    return edges
+
+
+def connected_components(node_ids: list[str], edges: list[GraphEdge]) -> int:
+    """Pure: the number of connected components (union-find); an isolated node is one."""
+    parent = {node_id: node_id for node_id in node_ids}
+
+    def root(node_id: str) -> str:
+        while parent[node_id] != node_id:
+            parent[node_id] = parent[parent[node_id]]
+            node_id = parent[node_id]
+        return node_id
+
+    for edge in edges:
+        a, b = root(edge.source), root(edge.target)
+        if a != b:
+            parent[a] = b
+    return len({root(node_id) for node_id in node_ids})
+
+
+def mind_graph(
+    *,
+    mind: Mind,
+    max_nodes: int,
+    category: str | None = None,
+    tag: str | None = None,
+    min_confidence: float | None = None,
+    include_edges: bool = True,
+    now: datetime | None = None,
+) -> dict:
+    """GET /memory/graph, interim form until knots exist: nodes are the mind's current memories
+    (the first `max_nodes` in recall order, filtered), edges link nodes that share tags."""
+    memories = Memory.objects.filter(current_filter(now or timezone.now()), mind_id=mind.pk)
+    if category:
+        memories = memories.filter(category=category)
+    if tag:
+        memories = memories.filter(tags__contains=[tag])
+    if min_confidence is not None:
+        memories = memories.filter(confidence__gte=min_confidence)
+    rows = list(
+        memories.order_by("priority_rank", "-updated_at", "pk").only(
+            "id", "key", "category", "priority", "tags", "confidence", "verified", "updated_at"
+        )[: max_nodes + 1]
+    )
+    truncated = len(rows) > max_nodes
+    rows = rows[:max_nodes]
+    node_ids = [memory.pk for memory in rows]
+    edges = tag_edges([(memory.pk, list(memory.tags)) for memory in rows])
+    pairs = len(rows) * (len(rows) - 1) / 2
+    return {
+        "nodes": [
+            {
+                "id": memory.pk,
+                "key": memory.key,
+                "category": memory.category,
+                "priority": memory.priority,
+                "tags": list(memory.tags),
+                "confidence": memory.confidence,
+                "verified": memory.verified,
+                "updated_at": memory.updated_at,
+            }
+            for memory in rows
+        ],
+        "edges": [
+            {
+                "source": edge.source,
+                "target": edge.target,
+                "layers": [LAYER_THEMES],
+                "weight": edge.weight,
+                "shared_tags": edge.shared_tags,
+            }
+            for edge in edges[:GRAPH_MAX_EDGES]
+        ]
+        if include_edges
+        else [],
+        "stats": {
+            "nodes": len(rows),
+            "edges": len(edges),
+            "edges_returned": min(len(edges), GRAPH_MAX_EDGES) if include_edges else 0,
+            "density": round(len(edges) / pairs, 4) if pairs else 0.0,
+            "components": connected_components(node_ids, edges),
+            "isolated": len(set(node_ids) - {e.source for e in edges} - {e.target for e in edges}),
+            "nodes_truncated": truncated,
+        },
+    }
+
+
+# --- contradictions -------------------------------------------------------------------------------
+
+# Cosine similarity from which two memories on the same subject count as saying "the same thing
+# differently" (unit vectors, so the dot product). Measured with the hashing embedder:
+# "Office is in Berlin" / "Office is in Hamburg" 0.69, unrelated sentences below 0.1.
+CONTRADICTION_MIN_SIMILARITY = 0.6
+# Most memories of the window compared (the most recently updated); pairwise is quadratic.
+CONTRADICTION_MAX_CANDIDATES = 500
+# A trailing version suffix of a key: `_2`, `-v3`, `.v1.2`, `_version_4`, `:2026` (separator, an
+# optional `v` or `version`, digits, optionally more dot/underscore-separated digit groups).
+_KEY_VERSION_SUFFIX = re.compile(r"[_.:\-](?:v|version[_\-]?)?\d+(?:[._]\d+)*$")
+
+
+def key_stem(key: str, category: str) -> str | None:
+    """The subject a key names: lower-cased, one trailing version suffix removed. None for a key
+    the server derived from the content (`<category>_<12 hex>`), which names no subject."""
+    lowered = key.lower()
+    if re.fullmatch(rf"{re.escape(category)}_[0-9a-f]{{12}}", lowered):
+        return None
+    stem = _KEY_VERSION_SUFFIX.sub("", lowered)
+    return stem or lowered
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    newer: Memory
+    older: Memory
+    similarity: float
+    reasons: list[str]
+    key_stem: str | None
+    shared_entities: list[str]
+
+
+def memories_contradicting(*, mind: Mind, within: int, now: datetime | None = None) -> dict:
+    """GET /memory/contradictions: pairs of memories updated in the last `within` seconds that
+    look like the same subject (same key stem, or a shared entity) with different content, and
+    whose embeddings are close (cosine ≥ CONTRADICTION_MIN_SIMILARITY). At most the
+    CONTRADICTION_MAX_CANDIDATES most recent memories of the window are compared (in numpy);
+    `truncated` says when the window held more."""
+    now = now or timezone.now()
+    since = now - timedelta(seconds=within)
+    window = (
+        Memory.objects.filter(mind_id=mind.pk, updated_at__gte=since, embedding__isnull=False)
+        .select_related("verified_by")
+        .defer("search_vector")
+        .order_by("-updated_at", "pk")
+    )
+    candidates = list(window[: CONTRADICTION_MAX_CANDIDATES + 1])
+    truncated = len(candidates) > CONTRADICTION_MAX_CANDIDATES
+    candidates = candidates[:CONTRADICTION_MAX_CANDIDATES]
+    found: list[Contradiction] = []
+    if len(candidates) > 1:
+        vectors = np.array([memory.embedding for memory in candidates], dtype=np.float32)
+        similarity = vectors @ vectors.T
+        stems = [key_stem(memory.key, memory.category) for memory in candidates]
+        entities = [{name.casefold(): name for name in memory.entities} for memory in candidates]
+        for i, j in zip(*np.nonzero(np.triu(similarity >= CONTRADICTION_MIN_SIMILARITY, k=1)), strict=True):
+            newer, older = candidates[i], candidates[j]  # candidates run newest first
+            same_stem = stems[i] is not None and stems[i] == stems[j]
+            shared = [entities[i][name] for name in entities[i] if name in entities[j]]
+            if not (same_stem or shared) or _same_text(newer.content, older.content):
+                continue
+            found.append(
+                Contradiction(
+                    newer=newer,
+                    older=older,
+                    similarity=round(float(similarity[i, j]), 4),
+                    reasons=(["key_stem"] if same_stem else []) + (["entities"] if shared else []),
+                    key_stem=stems[i] if same_stem else None,
+                    shared_entities=shared,
+                )
+            )
+    found.sort(key=lambda pair: (-pair.similarity, pair.newer.pk, pair.older.pk))
+    return {
+        "within": within,
+        "since": since,
+        "candidates": len(candidates),
+        "truncated": truncated,
+        "contradictions": found,
+    }

@@ -1,0 +1,131 @@
+"""GET /memory/contradictions: recent memories on the same subject that say different things."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from memories.embedders import embed_text
+from memories.selectors import overview
+from memories.selectors.overview import CONTRADICTION_MIN_SIMILARITY, key_stem
+from tests.memories.insights_support import agent_caller, remember
+
+pytestmark = pytest.mark.django_db
+
+
+def cosine(a: str, b: str) -> float:
+    return round(float(np.dot(embed_text(a), embed_text(b))), 4)
+
+
+@pytest.mark.parametrize(
+    ("key", "category", "stem"),
+    [
+        ("user_city", "fact", "user_city"),
+        ("user_city_2", "fact", "user_city"),
+        ("status-v3", "project", "status"),
+        ("api.v1.2", "fact", "api"),
+        ("editor_version_4", "preference", "editor"),
+        ("release:2026", "project", "release"),
+        ("User_City_2", "fact", "user_city"),
+        ("covid19", "fact", "covid19"),
+        ("v2", "fact", "v2"),
+        ("fact_3a7bd3e2360a", "fact", None),  # derived from content: names no subject
+        ("fact_3a7bd3e2360a", "note", "fact_3a7bd3e2360a"),
+    ],
+)
+def test_key_stems_drop_one_trailing_version_suffix(key, category, stem):
+    assert key_stem(key, category) == stem
+
+
+def test_the_example_pairs_are_similar_enough_with_the_default_embedder():
+    # The tests below rely on these pairs crossing the threshold and the unrelated one not.
+    assert cosine("The user lives in Berlin", "The user lives in Munich now") >= CONTRADICTION_MIN_SIMILARITY
+    assert cosine("Office is in Berlin", "Office is in Hamburg") >= CONTRADICTION_MIN_SIMILARITY
+    assert cosine("Uses vim", "Prefers VS Code with the Rust plugin") < CONTRADICTION_MIN_SIMILARITY
+
+
+@pytest.fixture
+def recent(mind):
+    agent = agent_caller(mind.mind)
+    made = {}
+
+    def add(name, **fields):
+        made[name] = remember(mind.mind, agent, **fields)
+
+    add("berlin", category="fact", key="user_city", content="The user lives in Berlin")
+    add("munich", category="fact", key="user_city_2", content="The user lives in Munich now")
+    add("office", category="fact", key="office", content="Office is in Berlin", entities=["Acme"])
+    add("office_move", category="note", key="office_move", content="Office is in Hamburg", entities=["ACME"])
+    # Same stem, different subject matter: not similar enough.
+    add("vim", category="preference", key="editor_v1", content="Uses vim")
+    add("vscode", category="preference", key="editor_v2", content="Prefers VS Code with the Rust plugin")
+    # Same stem, the same words in other case and spacing: not a contradiction.
+    add("done", category="project", key="status_1", content="Deploy done")
+    add("done_again", category="project", key="status_2", content="deploy   DONE")
+    # Similar, but neither a key stem (keyless) nor an entity in common.
+    add("keyless_a", category="note", content="The cat is called Mia")
+    add("keyless_b", category="note", content="The cat is called Momo")
+    return mind, made
+
+
+def pairs_of(body):
+    return {(row["newer"]["key"], row["older"]["key"]): row for row in body["contradictions"]}
+
+
+def test_same_key_stem_or_shared_entity_with_different_similar_content_is_reported(recent):
+    mind, made = recent
+    body = mind.agent.get("/memory/contradictions").json()
+    pairs = pairs_of(body)
+    assert set(pairs) == {("user_city_2", "user_city"), ("office_move", "office")}
+    city = pairs[("user_city_2", "user_city")]
+    assert (city["reasons"], city["key_stem"], city["shared_entities"]) == (["key_stem"], "user_city", [])
+    assert city["similarity"] == cosine("The user lives in Munich now", "The user lives in Berlin")
+    office = pairs[("office_move", "office")]
+    assert (office["reasons"], office["key_stem"], office["shared_entities"]) == (["entities"], None, ["ACME"])
+    assert office["newer"]["id"] == made["office_move"].pk
+    assert (body["within"], body["candidates"], body["truncated"]) == (86400, 10, False)
+
+
+def test_pairs_come_most_similar_first(recent):
+    mind, _ = recent
+    similarities = [row["similarity"] for row in mind.agent.get("/memory/contradictions").json()["contradictions"]]
+    assert similarities == sorted(similarities, reverse=True)
+
+
+def test_memories_written_before_the_window_are_not_compared(recent):
+    mind, made = recent
+    old = remember(mind.mind, agent_caller(mind.mind), category="fact", key="user_city_3",
+                   content="The user lives in Paris")  # fmt: skip
+    type(old).objects.filter(pk=old.pk).update(updated_at=timezone.now() - timedelta(days=3))
+    assert ("user_city_3", "user_city") not in pairs_of(mind.agent.get("/memory/contradictions").json())
+    wide = pairs_of(mind.agent.get("/memory/contradictions", {"within": "4d"}).json())
+    assert ("user_city", "user_city_3") in wide
+    assert ("user_city_2", "user_city_3") in wide
+
+
+def test_the_window_is_capped_and_says_so(recent, monkeypatch):
+    mind, _ = recent
+    monkeypatch.setattr(overview, "CONTRADICTION_MAX_CANDIDATES", 3)
+    body = mind.agent.get("/memory/contradictions").json()
+    assert (body["candidates"], body["truncated"]) == (3, True)
+
+
+def test_another_minds_memories_are_never_paired(recent, other_mind):
+    remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", key="user_city_9",
+             content="The user lives in Berlin!")  # fmt: skip
+    assert other_mind.agent.get("/memory/contradictions").json()["contradictions"] == []
+
+
+def test_an_empty_mind_has_no_contradictions(mind):
+    body = mind.agent.get("/memory/contradictions").json()
+    assert (body["candidates"], body["contradictions"]) == (0, [])
+
+
+@pytest.mark.parametrize("within", ["0", "-5", "soon", "5y"])
+def test_a_bad_window_answers_400_naming_within(mind, within):
+    response = mind.agent.get("/memory/contradictions", {"within": within})
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["within"]
