@@ -23,6 +23,7 @@ urlpatterns += [
     *route("memory/<memory_id:memory_id>/related", overview_views.RelatedView.as_view(), name="memory-related"),
     *route("memory/graph", overview_views.GraphView.as_view(), name="memory-graph"),
     *route("memory/contradictions", overview_views.ContradictionsView.as_view(), name="memory-contradictions"),
+    *route("memory/compact", overview_views.CompactView.as_view(), name="memory-compact"),
 ]
 
 # Update, delete, verify, sync, audit, diff and the short lists.

@@ -1,6 +1,7 @@
-"""The overview endpoints of a mind: stats, health, tags, timeline, related, graph, contradictions.
+"""The overview endpoints of a mind (stats, health, tags, timeline, related, graph,
+contradictions) and compaction.
 
-Thin views: validate the parameters, resolve the mind (read access), call one selector, serialize.
+Thin views: validate the parameters, resolve the mind, call one selector or service, serialize.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
+from memories.access import Access, caller_of, mind_from_request
 from memories.api.overview_serializers import (
+    CompactRequestSerializer,
+    CompactResultSerializer,
     ContradictionsQuerySerializer,
     ContradictionsSerializer,
     GraphQuerySerializer,
@@ -23,6 +26,7 @@ from memories.api.overview_serializers import (
     TimelineQuerySerializer,
     TimelineSerializer,
 )
+from memories.api.views import turn_id_of
 from memories.selectors.memory import memory_get_for
 from memories.selectors.overview import (
     memories_contradicting,
@@ -33,6 +37,7 @@ from memories.selectors.overview import (
     mind_tags,
     mind_timeline,
 )
+from memories.services.compact import memories_compact
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.schema import error_responses
 
@@ -115,3 +120,25 @@ class ContradictionsView(APIView):
         params = query_params(ContradictionsQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
         return Response(ContradictionsSerializer(memories_contradicting(mind=mind, **params)).data)
+
+
+class CompactView(APIView):
+    @extend_schema(
+        request=CompactRequestSerializer,
+        responses={200: CompactResultSerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def post(self, request):
+        """Fold old unverified agent memories sharing tags into summary memories; the originals expire."""
+        mind, _ = mind_from_request(request, need=Access.WRITE)
+        params = CompactRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        result = memories_compact(
+            mind=mind, caller=caller_of(request.user), turn_id=turn_id_of(request), **params.validated_data
+        )
+        body = {
+            "dry_run": result.dry_run,
+            "clusters_processed": result.clusters_processed,
+            "memories_compacted": result.memories_compacted,
+            "results": result.clusters,
+        }
+        return Response(CompactResultSerializer(body).data)

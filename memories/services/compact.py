@@ -1,0 +1,198 @@
+"""Compaction: many old, unverified agent memories on one theme become one summary memory.
+
+The originals are not deleted: they expire (leave recall and lists, stay stored), and their
+knots stay in the long-term net. Verified memories and what humans, tools or the system wrote
+are never compacted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from memories.access import Caller
+from memories.api.serializers import MAX_CONTENT_CHARS
+from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Mind, Source
+from memories.selectors.recall import current_filter
+from memories.services.memory import memory_store
+from pipelinelog.spans import current_span
+
+# Confidence of a summary: inferred by the system, like any non-human memory (02-memory-api.md).
+SUMMARY_CONFIDENCE = 0.7
+# Most candidates one run looks at (the oldest first); keeps a run bounded on a huge mind.
+COMPACT_MAX_CANDIDATES = 5000
+# Most memories folded into one summary; the rest of a big theme waits for the next run.
+COMPACT_MAX_CLUSTER_MEMBERS = 100
+# Prefix of each member's line in the summary (an extractive list).
+SUMMARY_BULLET = "- "
+# Indentation of a member's second and later lines under its bullet.
+SUMMARY_CONTINUATION = "  "
+
+
+@dataclass(frozen=True)
+class CompactCluster:
+    tags: list[str]  # the tags every member carries
+    category: str  # of the summary
+    member_ids: list[str]  # oldest first
+    summary_id: str | None  # None in a dry run
+
+    @property
+    def size(self) -> int:
+        return len(self.member_ids)
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    dry_run: bool
+    clusters: list[CompactCluster]
+
+    @property
+    def clusters_processed(self) -> int:
+        return len(self.clusters)
+
+    @property
+    def memories_compacted(self) -> int:
+        return sum(cluster.size for cluster in self.clusters)
+
+
+def summary_content(contents: Sequence[str]) -> str:
+    """The members' contents as a list, one bullet each, oldest first; their own line breaks are
+    kept, indented under the bullet."""
+    lines = []
+    for content in contents:
+        first, *rest = content.splitlines() or [""]
+        lines.append(SUMMARY_BULLET + first)
+        lines.extend(SUMMARY_CONTINUATION + line if line else "" for line in rest)
+    return "\n".join(lines)
+
+
+def clusters_by_tag(
+    memories: Sequence[Memory], *, max_clusters: int, min_cluster_size: int
+) -> list[tuple[list[Memory], list[str]]]:
+    """Group memories by tag overlap, greedily: the tag most of the remaining memories carry
+    (ties: alphabetical) seeds a group of the remaining memories carrying it (oldest first, at
+    most COMPACT_MAX_CLUSTER_MEMBERS, and no more than fit into one summary); a memory joins at
+    most one group. Stops when no tag is carried by `min_cluster_size` remaining memories, or at
+    `max_clusters` groups. Returns `[(members, shared tags)]`; the shared tags are those every
+    member carries, in the order of the oldest member's tags."""
+    remaining = list(memories)
+    tried: set[str] = set()
+    groups: list[tuple[list[Memory], list[str]]] = []
+    while len(groups) < max_clusters:
+        counts = Counter(tag for memory in remaining for tag in set(memory.tags) if tag not in tried)
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        if not ranked or ranked[0][1] < min_cluster_size:
+            break
+        seed = ranked[0][0]
+        tried.add(seed)
+        members: list[Memory] = []
+        for memory in remaining:
+            if seed not in memory.tags:
+                continue
+            if len(summary_content([m.content for m in [*members, memory]])) > MAX_CONTENT_CHARS:
+                break
+            members.append(memory)
+            if len(members) == COMPACT_MAX_CLUSTER_MEMBERS:
+                break
+        if len(members) < min_cluster_size:
+            continue  # the theme's memories are too long to fold together; try the next tag
+        shared = [tag for tag in members[0].tags if all(tag in member.tags for member in members[1:])]
+        groups.append((members, shared))
+        taken = {member.pk for member in members}
+        remaining = [memory for memory in remaining if memory.pk not in taken]
+    return groups
+
+
+def _compactable(*, mind: Mind, older_than: int, category: str | None, now: datetime):
+    """Old unverified agent memories that are still current and carry tags, oldest first."""
+    memories = (
+        Memory.objects.filter(
+            current_filter(now),
+            mind_id=mind.pk,
+            verified=False,
+            source=Source.AGENT,
+            updated_at__lte=now - timedelta(seconds=older_than),
+        )
+        .exclude(tags=[])
+        .only("id", "mind_id", "category", "content", "tags", "priority", "updated_at")
+        .order_by("updated_at", "pk")
+    )
+    if category:
+        memories = memories.filter(category=category)
+    return memories
+
+
+@transaction.atomic
+def memories_compact(
+    *,
+    mind: Mind,
+    caller: Caller,
+    older_than: int,
+    dry_run: bool = False,
+    max_clusters: int = 10,
+    min_cluster_size: int = 3,
+    category: str | None = None,
+    turn_id: str = "",
+) -> CompactResult:
+    """POST /memory/compact. Groups old (last written more than `older_than` seconds ago),
+    unverified, agent-written memories by tag overlap; per group writes one summary memory
+    (source system, confidence 0.7, the members' contents as a list, the shared tags, the
+    highest member priority, `attributes.compacted_from` = the member ids) and expires the
+    members now. All in one transaction; `dry_run` only reports the groups."""
+    now = timezone.now()
+    candidates = _compactable(mind=mind, older_than=older_than, category=category, now=now)
+    if not dry_run:
+        # Another compaction or an agent's write must not change a member between choosing and expiring it.
+        candidates = candidates.select_for_update(of=("self",))
+    groups = clusters_by_tag(
+        list(candidates[:COMPACT_MAX_CANDIDATES]), max_clusters=max_clusters, min_cluster_size=min_cluster_size
+    )
+    span = current_span()
+    clusters: list[CompactCluster] = []
+    # The summary is the system's writing on the caller's behalf: source system, never verified,
+    # whoever asked (a human's own writes would be source user). The audit names the caller.
+    system = Caller(label=caller.label, user=None, is_agent=True)
+    for members, shared in groups:
+        categories = {member.category for member in members}
+        summary_category = categories.pop() if len(categories) == 1 else Category.NOTE
+        member_ids = [member.pk for member in members]
+        if dry_run:
+            clusters.append(CompactCluster(shared, summary_category, member_ids, None))
+            continue
+        summary = memory_store(
+            mind=mind,
+            fields={
+                "category": summary_category,
+                "content": summary_content([member.content for member in members]),
+                "tags": shared,
+                "priority": min((member.priority for member in members), key=PRIORITY_RANK.__getitem__),
+                "source": Source.SYSTEM,
+                "confidence": SUMMARY_CONFIDENCE,
+                "attributes": {"compacted_from": member_ids},
+            },
+            caller=system,
+            turn_id=turn_id,
+        ).memory
+        Memory.objects.filter(mind_id=mind.pk, pk__in=member_ids).update(expires_at=now, updated_at=now)
+        MemoryAudit.objects.bulk_create(
+            MemoryAudit(
+                mind_id=mind.pk,
+                memory_id=member_id,
+                action=AuditAction.UPDATED,
+                actor=caller.label,
+                changed_fields=["expires_at"],
+                turn_id=turn_id,
+                created_at=now,
+            )
+            for member_id in member_ids
+        )
+        span.db_write(
+            {"table": "memories_memory", "operation": "compact", "summary_id": summary.pk, "expired": member_ids}
+        )
+        clusters.append(CompactCluster(shared, summary_category, member_ids, summary.pk))
+    return CompactResult(dry_run=dry_run, clusters=clusters)
