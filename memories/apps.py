@@ -12,3 +12,6 @@ class MemoriesConfig(AppConfig):
 
         register_converter(MemoryIdConverter, "memory_id")
         register_converter(MindIdConverter, "mind_id")
+
+        # Registers the OpenAPI extensions (auth schemes) before any schema is generated.
+        import memoryproject.schema  # noqa: F401

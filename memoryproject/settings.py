@@ -160,6 +160,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "memoryproject.exceptions.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Counts Mind Key calls only (per key); /login adds its own per-address and per-email throttles.
+    "DEFAULT_THROTTLE_CLASSES": ["memoryproject.throttling.MindKeyRateThrottle"],
+    # Reverse proxies in front of the server: 0 trusts only REMOTE_ADDR for the client address,
+    # so a client cannot dodge per-address throttles with a forged X-Forwarded-For.
+    "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),
     "DEFAULT_THROTTLE_RATES": {
         # Attempts per client address and per email at /login; brute force is slowed, typos are not.
         "login_ip": env_str("THROTTLE_LOGIN_IP") or "30/min",
@@ -185,7 +190,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge from validator.swagger.io: the docs page must not call out of the server.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
+    # Paths are routed with and without a trailing slash; document the slash-less form once.
+    "PREPROCESSING_HOOKS": ["memoryproject.schema.drop_trailing_slash_twins"],
 }
 
 # --- Worker (django-q2) ---------------------------------------------------------------------

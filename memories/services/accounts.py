@@ -1,20 +1,33 @@
-"""Write operations on users, minds, keys and shares. Keyword-only, transactional."""
+"""Write operations on users, tokens, minds, keys and shares. Keyword-only, transactional."""
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.models import update_last_login
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
+from rest_framework_simplejwt.settings import api_settings as jwt_settings
+from rest_framework_simplejwt.tokens import RefreshToken
 
 from memories.keys import mind_key_digest, mind_key_generate
-from memories.models import Mind, MindKey
+from memories.models import Mind, MindKey, MindShare
+from memoryproject.errors import Conflict
+from pipelinelog.spans import current_span
 
 User = get_user_model()
+
+EMAIL_TAKEN = "An account with this email already exists; log in instead."
+LOGIN_FAILED = "Wrong email or password."
+SHARE_WITH_OWNER = "This is the mind's owner, who already has full access."
+# Tries at finding an unused key prefix (32 random bits; a clash is rare, two in a row rarer).
+KEY_PREFIX_ATTEMPTS = 5
 
 
 def email_normalize(email: str) -> str:
@@ -22,18 +35,73 @@ def email_normalize(email: str) -> str:
     return email.strip().lower()
 
 
+# --- Users and tokens -----------------------------------------------------------------------
+
+
 @transaction.atomic
 def user_register(*, email: str, password: str):
-    """A new human account; the email is also the username. Django's password validators apply."""
+    """A new human account; the email is also the username. Django's password validators apply.
+
+    Raises ValidationError naming `email` (taken) or `password` (too weak).
+    """
     email = email_normalize(email)
     if User.objects.filter(username=email).exists():
-        raise ValidationError({"email": ["An account with this email already exists; log in instead."]})
+        raise ValidationError({"email": [EMAIL_TAKEN]})
     user = User(username=email, email=email)
-    validate_password(password, user=user)
+    try:
+        validate_password(password, user=user)
+    except ValidationError as error:
+        raise ValidationError({"password": error.messages}) from None
     user.set_password(password)
     user.full_clean()
-    user.save()
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:  # registered concurrently between the check and the insert
+        raise ValidationError({"email": [EMAIL_TAKEN]}) from None
     return user
+
+
+@dataclass(frozen=True)
+class TokenPair:
+    access: str
+    refresh: str
+
+
+def user_tokens_issue(*, user) -> TokenPair:
+    """A fresh JWT pair for `user`."""
+    refresh = RefreshToken.for_user(user)
+    return TokenPair(access=str(refresh.access_token), refresh=str(refresh))
+
+
+def user_login(*, email: str, password: str) -> TokenPair:
+    """Check the password and issue a JWT pair; AuthenticationFailed (401) when wrong or inactive."""
+    user = authenticate(request=None, username=email_normalize(email), password=password)
+    if user is None:
+        raise AuthenticationFailed(LOGIN_FAILED)
+    if jwt_settings.UPDATE_LAST_LOGIN:
+        update_last_login(None, user)
+    return user_tokens_issue(user=user)
+
+
+def access_token_refresh(*, refresh: str) -> str:
+    """A new access token from a refresh token, for an account that still exists and is active.
+
+    Raises InvalidToken (401) otherwise. (simplejwt's own serializer answers 500 when the
+    account was deleted; hence our own.)
+    """
+    try:
+        token = RefreshToken(refresh)
+    except TokenError as error:
+        raise InvalidToken(str(error)) from None
+    user_id = token.payload.get(jwt_settings.USER_ID_CLAIM)
+    user = User.objects.filter(**{jwt_settings.USER_ID_FIELD: user_id}).first() if user_id is not None else None
+    if user is None or not jwt_settings.USER_AUTHENTICATION_RULE(user):
+        raise InvalidToken("The account of this token no longer exists or is disabled.")
+    return str(token.access_token)
+
+
+# --- Minds ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -44,16 +112,22 @@ class IssuedKey:
     plaintext: str
 
 
+@transaction.atomic
 def mind_key_issue(*, mind: Mind, label: str = "") -> IssuedKey:
-    plaintext, prefix = mind_key_generate()
+    """A new Mind Key; only its prefix and HMAC digest are stored."""
+    for _attempt in range(KEY_PREFIX_ATTEMPTS):
+        plaintext, prefix = mind_key_generate()
+        if not MindKey.objects.filter(prefix=prefix).exists():
+            break
     key = MindKey(mind=mind, label=label.strip(), prefix=prefix, digest=mind_key_digest(plaintext))
     key.full_clean()
     key.save()
     return IssuedKey(key=key, plaintext=plaintext)
 
 
+@transaction.atomic
 def mind_key_revoke(*, key: MindKey) -> MindKey:
-    """Revoke once; revoking again keeps the first revocation time."""
+    """Revoke once; revoking again keeps the first revocation time. The key answers 401 from now on."""
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
@@ -68,6 +142,82 @@ def mind_create(*, owner, name: str, description: str = "", key_label: str = "fi
     mind.save()
     return mind, mind_key_issue(mind=mind, label=key_label)
 
+
+@transaction.atomic
+def mind_update(*, mind: Mind, name: str | None = None, description: str | None = None) -> Mind:
+    """Rename or re-describe a mind; None leaves a field as it is."""
+    if name is not None:
+        mind.name = name.strip()
+    if description is not None:
+        mind.description = description.strip()
+    mind.full_clean()
+    mind.save(update_fields=["name", "description", "updated_at"])
+    return mind
+
+
+@transaction.atomic
+def mind_delete(*, mind: Mind) -> None:
+    """Delete a mind and, by CASCADE, everything of it: keys, shares, memories, audit rows,
+    knots, edges, entities, goals and log rows."""
+    mind.delete()
+    # The request's own span is bound to this mind (access check) and writes its rows when it
+    # ends, after the delete: they must not point at the deleted mind.
+    current_span().bind_mind(None)
+
+
+# --- Shares ---------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def mind_share_create(*, mind: Mind, user_email: str, acl: str) -> MindShare:
+    """Share `mind` with the account of `user_email`.
+
+    ValidationError naming `user_email` for an unknown account or the owner; Conflict (409)
+    when that account already has a share (change it with mind_share_update instead).
+    """
+    user = User.objects.filter(username=email_normalize(user_email)).first()
+    if user is None:
+        raise ValidationError({"user_email": ["No account has this email; ask them to register first."]})
+    if user.pk == mind.owner_id:
+        raise ValidationError({"user_email": [SHARE_WITH_OWNER]})
+    return mind_share_grant(mind=mind, user=user, acl=acl)
+
+
+@transaction.atomic
+def mind_share_grant(*, mind: Mind, user, acl: str) -> MindShare:
+    """Share `mind` with `user` (a User); the checks of mind_share_create, the user already found."""
+    if user.pk == mind.owner_id:
+        raise ValidationError({"user": [SHARE_WITH_OWNER]})
+    existing = MindShare.objects.filter(mind=mind, user=user).first()
+    if existing is not None:
+        raise Conflict(
+            f"The mind is already shared with {user.email} (share {existing.pk}, {existing.acl}); "
+            f"change it with PUT /minds/{mind.pk}/shares/{existing.pk}."
+        )
+    share = MindShare(mind=mind, user=user, acl=acl)
+    share.full_clean()
+    try:
+        with transaction.atomic():
+            share.save()
+    except IntegrityError:  # shared concurrently
+        raise Conflict(f"The mind is already shared with {user.email}.") from None
+    return share
+
+
+@transaction.atomic
+def mind_share_update(*, share: MindShare, acl: str) -> MindShare:
+    share.acl = acl
+    share.full_clean()
+    share.save(update_fields=["acl", "updated_at"])
+    return share
+
+
+@transaction.atomic
+def mind_share_delete(*, share: MindShare) -> None:
+    share.delete()
+
+
+# --- Demo account ---------------------------------------------------------------------------
 
 # The account `make run` creates on the first start.
 DEMO_EMAIL = "demo@example.com"

@@ -1,0 +1,282 @@
+"""Accounts, minds, keys and shares: the human side of the API.
+
+Every view here except register/login/refresh refuses Mind Keys (403, `IsHuman`). A mind the
+caller cannot see answers 404; one they see with too little access answers 403. Views
+authorize first (so an outsider learns nothing from a validation error), then validate, call
+one service or selector, and serialize.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.access import Access
+from memories.api.account_serializers import (
+    AccessTokenSerializer,
+    LoginInputSerializer,
+    MindCreatedSerializer,
+    MindCreateInputSerializer,
+    MindKeyIssuedSerializer,
+    MindKeyIssueInputSerializer,
+    MindKeySerializer,
+    MindSerializer,
+    MindShareCreateInputSerializer,
+    MindShareSerializer,
+    MindShareUpdateInputSerializer,
+    MindUpdateInputSerializer,
+    RegisteredSerializer,
+    RegisterInputSerializer,
+    TokenPairSerializer,
+    TokenRefreshInputSerializer,
+)
+from memories.selectors.accounts import (
+    mind_get_with_access,
+    mind_key_get,
+    mind_keys_list,
+    mind_share_get,
+    mind_shares_list,
+    minds_list,
+    minds_shared_list,
+)
+from memories.services.accounts import (
+    access_token_refresh,
+    mind_create,
+    mind_delete,
+    mind_key_issue,
+    mind_key_revoke,
+    mind_share_create,
+    mind_share_delete,
+    mind_share_update,
+    mind_update,
+    user_login,
+    user_register,
+    user_tokens_issue,
+)
+from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.permissions import IsHuman
+from memoryproject.schema import error_responses
+from memoryproject.throttling import LoginEmailRateThrottle, LoginIPRateThrottle
+
+ACCOUNTS_TAG = ["accounts"]
+MINDS_TAG = ["minds"]
+# Errors every human endpoint on a mind can answer.
+MIND_ERRORS = (401, 403, 404)
+
+
+def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+# --- Accounts -------------------------------------------------------------------------------
+
+
+class _AnonymousView(APIView):
+    """No credentials needed (and none looked at)."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def get_authenticate_header(self, request) -> str:
+        # A wrong password or token is a 401; DRF makes it 403 when no challenge is named.
+        return 'Bearer realm="synapse"'
+
+
+class RegisterView(_AnonymousView):
+    @extend_schema(
+        tags=ACCOUNTS_TAG,
+        auth=[],
+        request=RegisterInputSerializer,
+        responses={201: RegisteredSerializer, **error_responses(400)},
+    )
+    def post(self, request):
+        """Create an account; the answer carries a JWT pair, so no separate login is needed."""
+        data = _valid(RegisterInputSerializer, request)
+        user = user_register(email=data["email"], password=data["password"])
+        tokens = user_tokens_issue(user=user)
+        body = {"user": user, "access": tokens.access, "refresh": tokens.refresh}
+        return Response(RegisteredSerializer(body).data, status=201)
+
+
+class LoginView(_AnonymousView):
+    throttle_classes = [LoginIPRateThrottle, LoginEmailRateThrottle]
+
+    @extend_schema(
+        tags=ACCOUNTS_TAG,
+        auth=[],
+        request=LoginInputSerializer,
+        responses={200: TokenPairSerializer, **error_responses(400, 401, 429)},
+    )
+    def post(self, request):
+        """A JWT pair for email and password. Throttled per client address and per email."""
+        data = _valid(LoginInputSerializer, request)
+        tokens = user_login(email=data["email"], password=data["password"])
+        return Response(TokenPairSerializer(tokens).data)
+
+
+class TokenRefreshView(_AnonymousView):
+    @extend_schema(
+        tags=ACCOUNTS_TAG,
+        auth=[],
+        request=TokenRefreshInputSerializer,
+        responses={200: AccessTokenSerializer, **error_responses(400, 401)},
+    )
+    def post(self, request):
+        """A new access token for a refresh token."""
+        data = _valid(TokenRefreshInputSerializer, request)
+        return Response(AccessTokenSerializer({"access": access_token_refresh(refresh=data["refresh"])}).data)
+
+
+# --- Minds ----------------------------------------------------------------------------------
+
+
+class _HumanView(APIView):
+    permission_classes = [IsHuman]
+
+
+class MindCollectionView(_HumanView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = 100
+
+    @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer(many=True), **error_responses(400, 401, 403)})
+    def get(self, request):
+        """Minds you own or that are shared with you, each with your access level."""
+        return page_response(self, minds_list(user=request.user), MindSerializer)
+
+    @extend_schema(
+        tags=MINDS_TAG,
+        request=MindCreateInputSerializer,
+        responses={201: MindCreatedSerializer, **error_responses(400, 401, 403)},
+    )
+    def post(self, request):
+        """Create a mind. The answer holds its first Mind Key in plain text, shown only this once."""
+        data = _valid(MindCreateInputSerializer, request)
+        mind, issued = mind_create(owner=request.user, name=data["name"], description=data.get("description", ""))
+        return Response(MindCreatedSerializer(mind, context={"mind_key": issued.plaintext}).data, status=201)
+
+
+class MindSharedListView(_HumanView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = 100
+
+    @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer(many=True), **error_responses(400, 401, 403)})
+    def get(self, request):
+        """Minds other people shared with you."""
+        return page_response(self, minds_shared_list(user=request.user), MindSerializer)
+
+
+class MindDetailView(_HumanView):
+    @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer, **error_responses(*MIND_ERRORS)})
+    def get(self, request, mind_id: str):
+        """One mind (any access)."""
+        return Response(MindSerializer(mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.READ)).data)
+
+    @extend_schema(
+        tags=MINDS_TAG,
+        request=MindUpdateInputSerializer,
+        responses={200: MindSerializer, **error_responses(400, *MIND_ERRORS)},
+    )
+    def patch(self, request, mind_id: str):
+        """Rename or re-describe a mind (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        data = _valid(MindUpdateInputSerializer, request)
+        return Response(MindSerializer(mind_update(mind=mind, **data)).data)
+
+    @extend_schema(tags=MINDS_TAG, responses={204: None, **error_responses(*MIND_ERRORS)})
+    def delete(self, request, mind_id: str):
+        """Delete a mind and everything of it (owner only)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.OWNER)
+        mind_delete(mind=mind)
+        return Response(status=204)
+
+
+# --- Keys -----------------------------------------------------------------------------------
+
+
+class MindKeyCollectionView(_HumanView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = 100
+
+    @extend_schema(tags=MINDS_TAG, responses={200: MindKeySerializer(many=True), **error_responses(400, *MIND_ERRORS)})
+    def get(self, request, mind_id: str):
+        """The mind's keys, revoked ones included; never a secret (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        return page_response(self, mind_keys_list(mind=mind), MindKeySerializer)
+
+    @extend_schema(
+        tags=MINDS_TAG,
+        request=MindKeyIssueInputSerializer,
+        responses={201: MindKeyIssuedSerializer, **error_responses(400, *MIND_ERRORS)},
+    )
+    def post(self, request, mind_id: str):
+        """Issue a key; its plain text is in this answer only (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        data = _valid(MindKeyIssueInputSerializer, request)
+        issued = mind_key_issue(mind=mind, label=data.get("label", ""))
+        return Response(MindKeyIssuedSerializer(issued).data, status=201)
+
+
+class MindKeyDetailView(_HumanView):
+    @extend_schema(tags=MINDS_TAG, responses={204: None, **error_responses(*MIND_ERRORS)})
+    def delete(self, request, mind_id: str, key_id: int):
+        """Revoke a key: it answers 401 from now on (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind_key_revoke(key=mind_key_get(mind=mind, key_id=key_id))
+        return Response(status=204)
+
+
+# --- Shares ---------------------------------------------------------------------------------
+
+
+class MindShareCreateView(_HumanView):
+    @extend_schema(
+        tags=MINDS_TAG,
+        request=MindShareCreateInputSerializer,
+        responses={201: MindShareSerializer, **error_responses(400, *MIND_ERRORS, 409)},
+    )
+    def post(self, request, mind_id: str):
+        """Share the mind with another account (owner or admin share). An existing share is a 409."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        data = _valid(MindShareCreateInputSerializer, request)
+        share = mind_share_create(mind=mind, user_email=data["user_email"], acl=data["acl"])
+        return Response(MindShareSerializer(share).data, status=201)
+
+
+class MindShareCollectionView(_HumanView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = 100
+
+    @extend_schema(
+        tags=MINDS_TAG, responses={200: MindShareSerializer(many=True), **error_responses(400, *MIND_ERRORS)}
+    )
+    def get(self, request, mind_id: str):
+        """Who the mind is shared with (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        return page_response(self, mind_shares_list(mind=mind), MindShareSerializer)
+
+
+class MindShareDetailView(_HumanView):
+    @extend_schema(
+        tags=MINDS_TAG,
+        request=MindShareUpdateInputSerializer,
+        responses={200: MindShareSerializer, **error_responses(400, *MIND_ERRORS)},
+    )
+    def put(self, request, mind_id: str, share_id: int):
+        """Change a share's access level (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        share = mind_share_get(mind=mind, share_id=share_id)
+        data = _valid(MindShareUpdateInputSerializer, request)
+        return Response(MindShareSerializer(mind_share_update(share=share, acl=data["acl"])).data)
+
+    @extend_schema(tags=MINDS_TAG, responses={204: None, **error_responses(*MIND_ERRORS)})
+    def delete(self, request, mind_id: str, share_id: int):
+        """Stop sharing (owner or admin share)."""
+        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind_share_delete(share=mind_share_get(mind=mind, share_id=share_id))
+        return Response(status=204)
