@@ -7,12 +7,14 @@ cannot see answers 404, never 403, so its existence is not revealed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import IntEnum
 
 from django.db.models import Q
 from rest_framework import exceptions
 
+from memories.converters import MindIdConverter
 from memories.models import Mind, MindShare
 from memoryproject.authentication import AgentPrincipal, is_agent
 from pipelinelog.spans import current_span
@@ -68,6 +70,10 @@ def mind_require(*, user, mind: Mind, need: Access) -> Access:
 
 def mind_get_for(*, user, mind_id: str, need: Access) -> tuple[Mind, Access]:
     """Load a mind by id for `user` and check their level (404 / 403 as above)."""
+    # Anything that cannot be a mind id (a NUL, 5,000 characters) is simply not found; it must
+    # not reach PostgreSQL, which refuses NUL in text with an error.
+    if not re.fullmatch(MindIdConverter.regex, mind_id):
+        raise exceptions.NotFound(MIND_NOT_FOUND)
     mind = Mind.objects.select_related("owner").filter(pk=mind_id).first()
     if mind is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)

@@ -34,3 +34,15 @@ def test_the_landing_page_gives_agents_a_plain_text_guide(api):
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
     assert "GET /memory/recall" in response.content.decode()
+
+
+@pytest.mark.parametrize("mind_id", ["m_%00", "m_abc%00def", "x" * 500, "m_" + "a" * 100])
+def test_a_mind_id_that_cannot_exist_answers_404_not_500(owner, mind_id):
+    response = owner.client.get(f"/memory?mind={mind_id}")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_a_nul_in_the_x_mind_header_answers_404(owner):
+    response = owner.client.get("/memory", HTTP_X_MIND="m_ab\x00cd")
+    assert response.status_code == 404
