@@ -25,4 +25,7 @@ class ScheduleSpec:
         return SCHEDULE_NAME_PREFIX + self.name
 
 
-SCHEDULES: list[ScheduleSpec] = []
+SCHEDULES: list[ScheduleSpec] = [
+    # Idempotency-Key records older than 24 h are forgotten (Schedule.DAILY).
+    ScheduleSpec(name="idempotency-purge", func="memories.tasks.idempotency_records_purge", schedule_type="D"),
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
@@ -14,6 +15,8 @@ from memoryproject.fields import (
     StrictChoiceField,
     StrictFloatField,
 )
+from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.timeinput import parse_duration
 from synapses.emotions import emotion_canonical, known_emotion_labels
 
 # Limits of the memory object (02-memory-api.md → "The memory object").
@@ -153,3 +156,129 @@ class MemoryStoredSerializer(MemorySerializer):
     """POST /memory: the memory plus whether it was created (201) or updated (200)."""
 
     created = serializers.BooleanField()
+
+
+# --- Update, delete, sync, audit, diff, expiring (02-memory-api.md → "Memory") ---------------
+
+# Most memories one POST /memory/sync may carry; bigger batches go in several calls.
+MAX_SYNC_MEMORIES = 1000
+# GET /memory/expiring looks this far ahead when `within` is not given (a duration, as clients write it).
+DEFAULT_EXPIRING_WITHIN = "7d"
+
+
+class MemoryDeletedSerializer(serializers.Serializer):
+    """DELETE /memory/{id}."""
+
+    deleted = serializers.BooleanField()
+    id = serializers.CharField()
+
+
+class SyncRequestSerializer(serializers.Serializer):
+    """POST /memory/sync: `{"memories": [memory, …]}`; errors come back by index (`memories.3.content`)."""
+
+    memories = serializers.ListField(
+        child=MemoryInputSerializer(),
+        error_messages={"not_a_list": 'memories must be a list of memory objects, not "{input_type}".'},
+    )
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ['Unknown field. The body is {"memories": [...]}.'] for name in unknown}
+                )
+            items = data.get("memories")
+            # Checked before validating the items: a batch too big is refused without that work.
+            if isinstance(items, list) and len(items) > MAX_SYNC_MEMORIES:
+                raise serializers.ValidationError(
+                    {
+                        "memories": [
+                            f"{len(items)} memories in one call; send at most {MAX_SYNC_MEMORIES} "
+                            "and split bigger batches into several calls."
+                        ]
+                    }
+                )
+        return super().to_internal_value(data)
+
+
+class SyncItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    id = serializers.CharField(source="memory_id")
+    created = serializers.BooleanField()
+
+
+class SyncResultSerializer(serializers.Serializer):
+    """POST /memory/sync: counts, and per input index the memory's id and whether it was new."""
+
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    results = SyncItemSerializer(many=True, source="items")
+
+
+class MemoryAuditSerializer(serializers.Serializer):
+    """One row of GET /memory/audit: who changed which memory when, and which fields."""
+
+    id = serializers.IntegerField()
+    memory_id = serializers.CharField()
+    action = serializers.CharField()
+    actor = serializers.CharField(help_text="`user:<id>` or `agent:<key prefix>`.")
+    changed_fields = serializers.ListField(child=serializers.CharField())
+    turn_id = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+
+    def get_turn_id(self, row) -> str | None:
+        return row.turn_id or None
+
+
+class DiffQuerySerializer(serializers.Serializer):
+    """GET /memory/diff parameters."""
+
+    since = FlexibleTimeField(
+        error_messages={"required": "Give since: the `now` of your previous diff, or a time (ISO 8601 or epoch)."}
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PAGE_LIMIT,
+        error_messages={
+            key: f"Use a whole number from 1 to {MAX_PAGE_LIMIT}." for key in ("invalid", "min_value", "max_value")
+        },
+    )
+
+
+class DiffSerializer(serializers.Serializer):
+    """GET /memory/diff: what changed in [since, now), and which memories were deleted then."""
+
+    since = serializers.DateTimeField()
+    now = serializers.DateTimeField(help_text="Pass this as `since` next time.")
+    more = serializers.BooleanField(help_text="More changes wait: ask again at once with since=now.")
+    changed = MemorySerializer(many=True)
+    deleted = serializers.ListField(child=serializers.CharField())
+
+
+@extend_schema_field({"type": "string", "example": "7d"})
+class DurationParamField(serializers.Field):
+    """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
+
+    default_error_messages = {"invalid_duration": "{reason}"}
+
+    def to_internal_value(self, data):
+        try:
+            return parse_duration(data)
+        except ValueError as error:
+            self.fail("invalid_duration", reason=str(error))
+
+    def get_default(self):
+        # DRF hands defaults over unparsed; the default is documented as "7d", so parse it here.
+        return parse_duration(super().get_default())
+
+
+class ExpiringQuerySerializer(serializers.Serializer):
+    """GET /memory/expiring parameters."""
+
+    within = DurationParamField(
+        required=False,
+        default=DEFAULT_EXPIRING_WITHIN,
+        help_text="How far ahead to look: seconds (3600) or a number with s, m, h, d or w (7d).",
+    )

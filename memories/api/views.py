@@ -2,14 +2,62 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from collections.abc import Callable
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.access import Access, caller_of, mind_from_request
-from memories.api.serializers import MemoryInputSerializer, MemorySerializer, MemoryStoredSerializer
-from memories.selectors.memory import memory_get_for
-from memories.services.memory import memory_store
+from memories.api.serializers import (
+    DiffQuerySerializer,
+    DiffSerializer,
+    ExpiringQuerySerializer,
+    MemoryAuditSerializer,
+    MemoryDeletedSerializer,
+    MemoryInputSerializer,
+    MemorySerializer,
+    MemoryStoredSerializer,
+    SyncRequestSerializer,
+    SyncResultSerializer,
+)
+from memories.filters import COMMON_PARAMS, unknown_params_reject
+from memories.selectors.memory import (
+    memories_by_tag,
+    memories_expiring,
+    memories_unverified,
+    memory_audit_list,
+    memory_diff,
+    memory_get_for,
+    memory_list,
+)
+from memories.services.idempotency import MAX_IDEMPOTENCY_KEY_CHARS, idempotency_request_hash, idempotency_run
+from memories.services.memory import (
+    memories_sync,
+    memory_delete,
+    memory_store,
+    memory_unverify,
+    memory_update,
+    memory_verify,
+)
+from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.permissions import IsHuman
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+# Page size of the memory lists (02-memory-api.md: GET /memory, /memory/unverified, /memory/audit).
+MEMORY_LIST_LIMIT = 100
+
+_IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    IDEMPOTENCY_HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="Any string of 1–255 characters. A repeat with the same key and body within 24 h replays the "
+    "first response (header Idempotent-Replayed: true); the same key with another body is a 409.",
+)
 
 
 def turn_id_of(request) -> str:
@@ -17,18 +65,70 @@ def turn_id_of(request) -> str:
     return (getattr(request, "turn_id", None) or request.headers.get("X-Turn-Id", ""))[:100]
 
 
+def idempotency_key_of(request) -> str | None:
+    """The `Idempotency-Key` header, or None when absent; 400 when blank or too long."""
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None:
+        return None
+    key = key.strip()
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY_CHARS:
+        raise ValidationError(
+            {IDEMPOTENCY_HEADER: [f"Send 1–{MAX_IDEMPOTENCY_KEY_CHARS} characters (a uuid4 works), or leave it out."]}
+        )
+    return key
+
+
+def idempotent_response(request, *, mind, execute: Callable[[], tuple[int, dict]]) -> Response:
+    """Run `execute` (→ status, body), or replay its first response when the request carries an
+    `Idempotency-Key` seen with this mind in the last 24 h."""
+    key = idempotency_key_of(request)
+    if key is None:
+        status, body = execute()
+        return Response(body, status=status)
+    request_hash = idempotency_request_hash(method=request.method, path=request.path, body=request.data)
+    outcome = idempotency_run(mind=mind, key=key, request_hash=request_hash, execute=execute)
+    headers = {REPLAYED_HEADER: "true"} if outcome.replayed else None
+    return Response(outcome.body, status=outcome.status, headers=headers)
+
+
 class MemoryCollectionView(APIView):
-    @extend_schema(request=MemoryInputSerializer, responses={200: MemoryStoredSerializer, 201: MemoryStoredSerializer})
+    pagination_class = LimitOffsetPaging
+    page_default_limit = MEMORY_LIST_LIMIT
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("category", OpenApiTypes.STR),
+            OpenApiParameter("tag", OpenApiTypes.STR, description="Case-insensitive."),
+            OpenApiParameter("priority", OpenApiTypes.STR),
+            OpenApiParameter("source", OpenApiTypes.STR),
+            OpenApiParameter("verified", OpenApiTypes.BOOL, description="true/false or 1/0."),
+            OpenApiParameter("include_expired", OpenApiTypes.BOOL, description="Default false."),
+        ],
+        responses=MemorySerializer(many=True),
+    )
+    def get(self, request):
+        """The mind's memories, most recently updated first; expired ones only with include_expired=true."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return page_response(self, memory_list(mind_id=mind.pk, params=request.query_params), MemorySerializer)
+
+    @extend_schema(
+        request=MemoryInputSerializer,
+        parameters=[_IDEMPOTENCY_PARAMETER],
+        responses={200: MemoryStoredSerializer, 201: MemoryStoredSerializer},
+    )
     def post(self, request):
         """Store a memory, or update the one with the same category and key (upsert)."""
         mind, _ = mind_from_request(request, need=Access.WRITE)
-        serializer = MemoryInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        result = memory_store(
-            mind=mind, fields=serializer.validated_data, caller=caller_of(request.user), turn_id=turn_id_of(request)
-        )
-        body = {**MemorySerializer(result.memory).data, "created": result.created}
-        return Response(body, status=201 if result.created else 200)
+
+        def store() -> tuple[int, dict]:
+            serializer = MemoryInputSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            result = memory_store(
+                mind=mind, fields=serializer.validated_data, caller=caller_of(request.user), turn_id=turn_id_of(request)
+            )
+            return (201 if result.created else 200), {**MemorySerializer(result.memory).data, "created": result.created}
+
+        return idempotent_response(request, mind=mind, execute=store)
 
 
 class MemoryDetailView(APIView):
@@ -36,3 +136,133 @@ class MemoryDetailView(APIView):
     def get(self, request, memory_id: str):
         memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
         return Response(MemorySerializer(memory).data)
+
+    @extend_schema(request=MemoryInputSerializer(partial=True), responses=MemorySerializer)
+    def patch(self, request, memory_id: str):
+        """Change any subset of the writable fields; a (category, key) another memory holds is a 409."""
+        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        serializer = MemoryInputSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        result = memory_update(
+            memory=memory, fields=serializer.validated_data, caller=caller_of(request.user), turn_id=turn_id_of(request)
+        )
+        return Response(MemorySerializer(result.memory).data)
+
+    @extend_schema(request=MemoryInputSerializer(partial=True), responses=MemorySerializer)
+    def put(self, request, memory_id: str):
+        """Same as PATCH: the contract lets PUT send a subset of the fields too."""
+        return self.patch(request, memory_id)
+
+    @extend_schema(responses=MemoryDeletedSerializer)
+    def delete(self, request, memory_id: str):
+        """Delete the memory for good; only a content-free audit row remains."""
+        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        deleted_id = memory_delete(memory=memory, caller=caller_of(request.user), turn_id=turn_id_of(request))
+        return Response(MemoryDeletedSerializer({"deleted": True, "id": deleted_id}).data)
+
+
+class MemoryVerifyView(APIView):
+    """POST /memory/{id}/verify (human, write access or more)."""
+
+    permission_classes = [IsAuthenticated, IsHuman]
+    service = staticmethod(memory_verify)
+
+    @extend_schema(request=None, responses=MemorySerializer)
+    def post(self, request, memory_id: str):
+        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = self.service(memory=memory, caller=caller_of(request.user), turn_id=turn_id_of(request))
+        return Response(MemorySerializer(memory).data)
+
+
+class MemoryUnverifyView(MemoryVerifyView):
+    """POST /memory/{id}/unverify (human, write access or more)."""
+
+    service = staticmethod(memory_unverify)
+
+
+class MemorySyncView(APIView):
+    @extend_schema(request=SyncRequestSerializer, parameters=[_IDEMPOTENCY_PARAMETER], responses=SyncResultSerializer)
+    def post(self, request):
+        """Upsert up to 1000 memories in one transaction; any invalid item → 400 by index, nothing written."""
+        mind, _ = mind_from_request(request, need=Access.WRITE)
+
+        def sync() -> tuple[int, dict]:
+            serializer = SyncRequestSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            result = memories_sync(
+                mind=mind,
+                items=serializer.validated_data["memories"],
+                caller=caller_of(request.user),
+                turn_id=turn_id_of(request),
+            )
+            return 200, SyncResultSerializer(result).data
+
+        return idempotent_response(request, mind=mind, execute=sync)
+
+
+class MemoryAuditView(APIView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = MEMORY_LIST_LIMIT
+
+    @extend_schema(
+        parameters=[OpenApiParameter("action", OpenApiTypes.STR, description="One audit action.")],
+        responses=MemoryAuditSerializer(many=True),
+    )
+    def get(self, request):
+        """Who changed which memory when, and which fields; newest first."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        rows = memory_audit_list(mind_id=mind.pk, params=request.query_params)
+        return page_response(self, rows, MemoryAuditSerializer)
+
+
+class MemoryDiffView(APIView):
+    @extend_schema(parameters=[DiffQuerySerializer], responses=DiffSerializer)
+    def get(self, request):
+        """Memories changed and ids deleted in [since, now); pass `now` as `since` next time."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        unknown_params_reject(request.query_params, ["since", "limit", "mind"])
+        query = DiffQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        diff = memory_diff(mind_id=mind.pk, **query.validated_data)
+        return Response(DiffSerializer(diff).data)
+
+
+class MemoryUnverifiedView(APIView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = MEMORY_LIST_LIMIT
+
+    @extend_schema(responses=MemorySerializer(many=True))
+    def get(self, request):
+        """Memories no human verified yet, most recently updated first; expired ones left out."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        unknown_params_reject(request.query_params, COMMON_PARAMS)
+        return page_response(self, memories_unverified(mind_id=mind.pk), MemorySerializer)
+
+
+class MemoryExpiringView(APIView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = MEMORY_LIST_LIMIT
+
+    @extend_schema(parameters=[ExpiringQuerySerializer], responses=MemorySerializer(many=True))
+    def get(self, request):
+        """Memories whose expires_at falls in (now, now + within], soonest first."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        unknown_params_reject(request.query_params, ["within", *COMMON_PARAMS])
+        query = ExpiringQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        memories = memories_expiring(mind_id=mind.pk, within=query.validated_data["within"])
+        return page_response(self, memories, MemorySerializer)
+
+
+class MemoryByTagView(APIView):
+    pagination_class = LimitOffsetPaging
+    page_default_limit = MEMORY_LIST_LIMIT
+
+    @extend_schema(
+        parameters=[OpenApiParameter("tag", OpenApiTypes.STR, required=True, description="Case-insensitive.")],
+        responses=MemorySerializer(many=True),
+    )
+    def get(self, request):
+        """Memories carrying `tag`; takes the filters of GET /memory too."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        return page_response(self, memories_by_tag(mind_id=mind.pk, params=request.query_params), MemorySerializer)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 from rest_framework.exceptions import NotFound
 
 from memories.access import Access, mind_require
-from memories.models import Memory
+from memories.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
+from memories.models import AuditAction, Memory, MemoryAudit
+from memoryproject.pagination import MAX_PAGE_LIMIT
 
 MEMORY_NOT_FOUND = "No memory with this id is visible to you."
 
@@ -31,3 +39,114 @@ def memory_get_for(*, user, memory_id: str, need: Access) -> Memory:
     except NotFound:
         raise NotFound(MEMORY_NOT_FOUND) from None
     return memory
+
+
+def memory_list(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[Memory]:
+    """GET /memory: the mind's memories filtered by `params` (memories.filters.MemoryFilter), most
+    recently updated first (id breaks ties, so pages are stable). 400 on a bad or unknown parameter."""
+    memories = MemoryFilter(data=params, queryset=memories_of(mind_id)).filtered()
+    return memories.order_by("-updated_at", "-id")
+
+
+def memories_by_tag(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[Memory]:
+    """GET /memory/by-tag: like `memory_list`, with `tag` required."""
+    memories = MemoryByTagFilter(data=params, queryset=memories_of(mind_id)).filtered()
+    return memories.order_by("-updated_at", "-id")
+
+
+def memories_unverified(*, mind_id: str) -> QuerySet[Memory]:
+    """GET /memory/unverified: what no human confirmed yet, most recently updated first, expired left out.
+
+    Updated, not created: an agent rewriting a verified memory puts it back at the top of the queue.
+    """
+    now = timezone.now()
+    return (
+        memories_of(mind_id)
+        .filter(verified=False)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .order_by("-updated_at", "-id")
+    )
+
+
+def memories_expiring(*, mind_id: str, within: timedelta) -> QuerySet[Memory]:
+    """GET /memory/expiring: memories whose expires_at lies in (now, now + within], soonest first."""
+    now = timezone.now()
+    return memories_of(mind_id).filter(expires_at__gt=now, expires_at__lte=now + within).order_by("expires_at", "id")
+
+
+def memory_audit_list(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[MemoryAudit]:
+    """GET /memory/audit: the mind's audit rows, newest first, optionally of one `action`."""
+    rows = AuditFilter(data=params, queryset=MemoryAudit.objects.filter(mind_id=mind_id)).filtered()
+    return rows.order_by("-created_at", "-id")
+
+
+# --- GET /memory/diff --------------------------------------------------------------------------
+
+# Most memories one diff answer carries (the API's page cap); with more, `more` is true and `now`
+# is where to go on.
+DIFF_MAX_CHANGED = MAX_PAGE_LIMIT
+# Allowance between a writer's `updated_at` stamp and its transaction's start as PostgreSQL
+# records it: clock granularity and the skew between the web servers' and the database's clocks.
+DIFF_CLOCK_SLACK = timedelta(seconds=1)
+
+# The start of the oldest transaction still open in this database, other than ours. A write
+# stamps `updated_at` inside its transaction, so nothing it commits later can carry an older time.
+_OLDEST_OPEN_TRANSACTION_SQL = """
+    SELECT min(xact_start) FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid()
+      AND backend_type = 'client backend' AND xact_start IS NOT NULL
+"""
+
+
+def diff_window_end() -> datetime:
+    """Where a diff window may end without ever skipping a write that commits later.
+
+    `now`, held back to the start of the oldest open transaction (minus DIFF_CLOCK_SLACK): a write
+    in flight stamps `updated_at` before it commits, so a window ending after that stamp would
+    miss it on this poll, and the next poll (starting at this window's end) would miss it too.
+    """
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_OLDEST_OPEN_TRANSACTION_SQL)
+        (oldest_open,) = cursor.fetchone()
+    if oldest_open is not None:
+        now = min(now, oldest_open - DIFF_CLOCK_SLACK)
+    return now
+
+
+@dataclass(frozen=True)
+class Diff:
+    since: datetime
+    now: datetime  # the end of the window (exclusive): the client's next `since`
+    more: bool  # more changes wait in [now, …): ask again with since=now
+    changed: list[Memory]
+    deleted: list[str]
+
+
+def memory_diff(*, mind_id: str, since: datetime, limit: int = DIFF_MAX_CHANGED) -> Diff:
+    """GET /memory/diff: memories changed and ids deleted in the half-open window [since, now).
+
+    Half-open, so consecutive polls (each passing the previous `now` as `since`) see every change
+    exactly once. With more than `limit` changes the window is cut before the first change that
+    did not fit (`more` is true), at a timestamp boundary so no memory is split off.
+    """
+    end = diff_window_end()
+    window = memories_of(mind_id).filter(updated_at__gte=since, updated_at__lt=end).order_by("updated_at", "id")
+    changed = list(window[: limit + 1])
+    more = len(changed) > limit
+    if more:
+        end = changed[limit].updated_at
+        changed = [memory for memory in changed[:limit] if memory.updated_at < end]
+        if not changed:
+            # More than `limit` memories share one timestamp: they go out together (never split),
+            # else the client could never get past them.
+            end = end + timedelta(microseconds=1)
+            changed = list(window.filter(updated_at__lt=end))
+    deleted = list(
+        MemoryAudit.objects.filter(
+            mind_id=mind_id, action=AuditAction.DELETED, created_at__gte=since, created_at__lt=end
+        )
+        .order_by("created_at", "id")
+        .values_list("memory_id", flat=True)
+    )
+    return Diff(since=since, now=end, more=more, changed=changed, deleted=deleted)

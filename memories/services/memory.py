@@ -1,4 +1,5 @@
-"""Writing memories: store (upsert by category + key), with defaults, audit and promotion."""
+"""Writing memories: store (upsert by category + key), update, delete, verify and sync, with
+defaults, audit rows and promotion."""
 
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django_q.tasks import async_task
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from memories.access import Caller
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.models import AuditAction, Memory, MemoryAudit, Mind, Priority, Source, Speaker
+from memories.selectors.memory import MEMORY_NOT_FOUND
+from memoryproject.errors import Conflict
+from pipelinelog.spans import current_span
 
 # Starting raw weight of a memory's knot when the client gives no salience (02 → salience).
 SALIENCE_BY_PRIORITY = {Priority.LOW: 0.5, Priority.NORMAL: 0.7, Priority.HIGH: 0.85, Priority.CRITICAL: 1.0}
@@ -24,6 +30,10 @@ CONFIDENCE_USER = 1.0
 CONFIDENCE_OTHER = 0.7
 # Length of the content hash in a derived key: `<category>_<12 hex>`.
 DERIVED_KEY_HEX = 12
+# The unique constraint behind "one memory per (mind, category, key)" (memories.models.Memory).
+UNIQUE_KEY_CONSTRAINT = "memory_unique_mind_category_key"
+# Only the row itself: joining verified_by must not lock the verifying user's row too.
+_LOCK_OF = ("self",)
 
 # full_clean() would query the database to confirm these foreign keys exist; the database's
 # own constraints already guarantee it, so the store path skips those queries. The embedding
@@ -132,8 +142,15 @@ def _new_memory(*, mind: Mind, fields: dict, key: str, source: str, caller: Call
     return memory
 
 
-def _apply_changes(memory: Memory, *, fields: dict, source: str, caller: Caller, turn_id: str, now) -> list[str]:
-    """Copy what differs onto `memory`; return the names of the changed fields."""
+def _apply_changes(
+    memory: Memory, *, fields: dict, source: str, caller: Caller, turn_id: str, now, claim_on_any_change: bool
+) -> list[str]:
+    """Copy what differs onto `memory`; return the names of the changed fields.
+
+    Provenance (source, verified) follows the writer. A store re-sends the whole memory, so any
+    change makes it the writer's (`claim_on_any_change`); an update of a few fields claims it only
+    when it rewrites the content: a human who retags an agent's memory has not confirmed its words.
+    """
     wanted = {name: fields[name] for name in _PLAIN_FIELDS if name in fields}
     if "emotion" in wanted:
         wanted["emotion"] = wanted["emotion"] or ""
@@ -145,21 +162,24 @@ def _apply_changes(memory: Memory, *, fields: dict, source: str, caller: Caller,
         wanted["key"] = fields["key"]
     wanted.update(_event_time_fields(fields, created_at=memory.created_at, current=memory))
     changed = [name for name, value in wanted.items() if getattr(memory, name) != value]
-    if not changed:
+    claims = bool(changed) if claim_on_any_change else "content" in changed
+    # Without a claim the source changes only when the client asked for it (already checked by _source_for).
+    new_source = source if claims else (fields.get("source") or memory.source)
+    if not changed and new_source == memory.source:
         return []
     for name in changed:
         setattr(memory, name, wanted[name])
     if "content" in changed:
         memory.content_hash = content_hash_of(memory.content)
         _embed_into(memory)
-    if memory.source != source:
-        memory.source = source
+    if memory.source != new_source:
+        memory.source = new_source
         changed.append("source")
     if caller.is_agent and "content" in changed and memory.verified:
         # An agent rewrote what a human had confirmed: it needs a human's eye again.
         memory.verified, memory.verified_at, memory.verified_by = False, None, None
         changed.append("verified")
-    elif not caller.is_agent and not memory.verified:
+    elif not caller.is_agent and claims and not memory.verified:
         memory.verified, memory.verified_at, memory.verified_by = True, now, caller.user
         changed.append("verified")
     memory.updated_at = now
@@ -177,6 +197,9 @@ def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], t
         turn_id=turn_id,
         created_at=now,
     )
+    current_span().db_write(
+        {"table": "memories_memoryaudit", "operation": "insert", "memory_id": memory.pk, "action": action}
+    )
 
 
 def promotion_enqueue(memory_id: str) -> None:
@@ -190,11 +213,13 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
 
     `fields` is validated input (MemoryInputSerializer); `category` and `content` are required.
     """
-    now = timezone.now()
     source = _source_for(caller, fields.get("source"))
     key = fields.get("key") or derived_key(fields["category"], fields["content"])
     lookup = Memory.objects.select_for_update().filter(mind=mind, category=fields["category"], key=key)
     existing = lookup.first()
+    # Stamped after the transaction's first statement, so `updated_at` is never older than the
+    # transaction's start: GET /memory/diff relies on that (selectors.memory.diff_window_end).
+    now = timezone.now()
     if existing is None:
         memory = _new_memory(mind=mind, fields=fields, key=key, source=source, caller=caller, turn_id=turn_id, now=now)
         memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
@@ -204,13 +229,174 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
         except IntegrityError:
             existing = lookup.get()
         else:
+            current_span().db_write({"table": "memories_memory", "operation": "insert", "id": memory.pk})
             _audit(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
             promotion_enqueue(memory.pk)
             return StoreResult(memory=memory, created=True, changed_fields=())
-    changed = _apply_changes(existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now)
+    changed = _apply_changes(
+        existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=True
+    )
     if changed:
         existing.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
         existing.save()
+        current_span().db_write(
+            {"table": "memories_memory", "operation": "update", "id": existing.pk, "fields": changed}
+        )
         _audit(existing, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
         promotion_enqueue(existing.pk)
     return StoreResult(memory=existing, created=False, changed_fields=tuple(changed))
+
+
+def _locked(memory: Memory) -> Memory:
+    """`memory` again, row-locked for the rest of the transaction; 404 when it was deleted meanwhile."""
+    locked = (
+        Memory.objects.select_for_update(of=_LOCK_OF)
+        .select_related("verified_by")
+        .defer("embedding", "search_vector")
+        .filter(mind_id=memory.mind_id, pk=memory.pk)
+        .first()
+    )
+    if locked is None:
+        raise NotFound(MEMORY_NOT_FOUND)
+    return locked
+
+
+def _key_taken_conflict(category: str, key: str, holder_id: str | None) -> Conflict:
+    holder = f" ({holder_id})" if holder_id else ""
+    return Conflict(
+        f"category, key: another memory of this mind{holder} already has category {category!r} and key "
+        f"{key!r}. Choose another key or category, or update that memory instead."
+    )
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    memory: Memory
+    changed_fields: tuple[str, ...]
+
+
+@transaction.atomic
+def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str = "") -> UpdateResult:
+    """Change any subset of a memory's writable fields (PUT / PATCH /memory/{id}).
+
+    `fields` is validated partial input (MemoryInputSerializer(partial=True)). Moving the memory
+    onto a (category, key) another memory of the mind holds is a 409. Nothing changes, and no
+    audit row is written, when every given value equals the stored one.
+    """
+    source = _source_for(caller, fields.get("source"))
+    memory = _locked(memory)
+    now = timezone.now()
+    changed = _apply_changes(
+        memory, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=False
+    )
+    if not changed:
+        return UpdateResult(memory=memory, changed_fields=())
+    if "category" in changed or "key" in changed:
+        holder_id = (
+            Memory.objects.filter(mind_id=memory.mind_id, category=memory.category, key=memory.key)
+            .exclude(pk=memory.pk)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if holder_id is not None:
+            raise _key_taken_conflict(memory.category, memory.key, holder_id)
+    memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+    try:
+        with transaction.atomic():  # a savepoint: a concurrent write may take the (category, key) first
+            memory.save()
+    except IntegrityError as error:
+        if getattr(getattr(error.__cause__, "diag", None), "constraint_name", None) != UNIQUE_KEY_CONSTRAINT:
+            raise
+        raise _key_taken_conflict(memory.category, memory.key, None) from None
+    current_span().db_write({"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": changed})
+    _audit(memory, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
+    promotion_enqueue(memory.pk)
+    return UpdateResult(memory=memory, changed_fields=tuple(changed))
+
+
+@transaction.atomic
+def memory_delete(*, memory: Memory, caller: Caller, turn_id: str = "") -> str:
+    """Delete the memory for good (DELETE /memory/{id}); return its id.
+
+    Only an audit row without content remembers that it existed (GET /memory/diff reports it).
+    """
+    memory = _locked(memory)
+    now = timezone.now()
+    memory_id = memory.pk
+    # The synapse issue adds here: delete every knot promoted from this memory and their edges.
+    Memory.objects.filter(mind_id=memory.mind_id, pk=memory_id).delete()
+    current_span().db_write({"table": "memories_memory", "operation": "delete", "id": memory_id})
+    _audit(memory, action=AuditAction.DELETED, caller=caller, changed=[], turn_id=turn_id, now=now)
+    return memory_id
+
+
+def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id: str) -> Memory:
+    if caller.is_agent:
+        # The views refuse Mind Keys already; this keeps the rule true for every other caller.
+        raise PermissionDenied("Only a human can verify or unverify a memory; a Mind Key cannot.")
+    memory = _locked(memory)
+    if memory.verified == verified:
+        return memory  # already so: nothing to record
+    now = timezone.now()
+    memory.verified = verified
+    memory.verified_at, memory.verified_by = (now, caller.user) if verified else (None, None)
+    memory.updated_at = now
+    memory.turn_id = turn_id or memory.turn_id
+    memory.save(update_fields=["verified", "verified_at", "verified_by", "updated_at", "turn_id"])
+    current_span().db_write(
+        {"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": ["verified"]}
+    )
+    action = AuditAction.VERIFIED if verified else AuditAction.UNVERIFIED
+    _audit(memory, action=action, caller=caller, changed=["verified"], turn_id=turn_id, now=now)
+    return memory
+
+
+@transaction.atomic
+def memory_verify(*, memory: Memory, caller: Caller, turn_id: str = "") -> Memory:
+    """A human confirms the memory is true: verified, with when and by whom."""
+    return _verification_set(memory=memory, verified=True, caller=caller, turn_id=turn_id)
+
+
+@transaction.atomic
+def memory_unverify(*, memory: Memory, caller: Caller, turn_id: str = "") -> Memory:
+    """A human withdraws the confirmation: unverified, verified_at and verified_by cleared."""
+    return _verification_set(memory=memory, verified=False, caller=caller, turn_id=turn_id)
+
+
+@dataclass(frozen=True)
+class SyncItem:
+    index: int
+    memory_id: str
+    created: bool
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    created: int
+    updated: int
+    items: tuple[SyncItem, ...]
+
+
+@transaction.atomic
+def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str = "") -> SyncResult:
+    """Upsert every item like POST /memory does, in order, all or nothing (POST /memory/sync).
+
+    `items` are validated inputs. Rules only the store can check (source for this caller,
+    event_time phrases) are collected for every item; if any item fails, nothing is written and
+    the errors come back by index (`memories.<index>.<field>`). Two items with the same (category,
+    key) are applied in order, so the last one wins.
+    """
+    results: list[SyncItem] = []
+    errors: dict[str, dict[str, list[str]]] = {}
+    for index, fields in enumerate(items):
+        try:
+            stored = memory_store(mind=mind, fields=fields, caller=caller, turn_id=turn_id)
+        except ValidationError as error:
+            errors[str(index)] = error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
+            continue
+        results.append(SyncItem(index=index, memory_id=stored.memory.pk, created=stored.created))
+    if errors:
+        # Raised inside the transaction: every item already written is rolled back.
+        raise ApiValidationError({"memories": errors})
+    created = sum(1 for item in results if item.created)
+    return SyncResult(created=created, updated=len(results) - created, items=tuple(results))

@@ -1,0 +1,141 @@
+"""POST /memory/sync: up to 1000 upserts, validated first, written all together or not at all."""
+
+import pytest
+
+from memories.models import Memory, MemoryAudit
+
+pytestmark = pytest.mark.django_db
+
+
+def sync(client, memories, mind_id=None):
+    path = "/memory/sync" + (f"?mind={mind_id}" if mind_id else "")
+    return client.post(path, {"memories": memories}, format="json")
+
+
+def test_sync_creates_and_updates_and_reports_each_index(mind):
+    existing = mind.agent.post("/memory", {"category": "fact", "key": "city", "content": "Berlin"}, format="json")
+    response = sync(
+        mind.agent,
+        [
+            {"category": "fact", "key": "city", "content": "Hamburg"},
+            {"category": "note", "content": "Buy milk"},
+            {"category": "skill", "key": "python", "content": "Writes Python", "tags": ["Code"]},
+        ],
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["created"], body["updated"]) == (2, 1)
+    assert [(item["index"], item["created"]) for item in body["results"]] == [(0, False), (1, True), (2, True)]
+    assert body["results"][0]["id"] == existing.json()["id"]
+    stored = {memory.key: memory for memory in Memory.objects.filter(mind=mind.mind)}
+    assert stored["city"].content == "Hamburg"
+    assert stored["python"].tags == ["code"]
+    assert body["results"][2]["id"] == stored["python"].pk
+    assert len(stored) == 3
+
+
+def test_sync_writes_an_audit_row_per_memory(mind):
+    body = sync(mind.agent, [{"category": "note", "content": "a"}, {"category": "note", "content": "b"}]).json()
+    for item in body["results"]:
+        assert MemoryAudit.objects.get(memory_id=item["id"]).action == "created"
+
+
+def test_invalid_items_are_reported_by_index_and_nothing_is_written(mind):
+    mind.agent.post("/memory", {"category": "fact", "key": "city", "content": "Berlin"}, format="json")
+    response = sync(
+        mind.agent,
+        [
+            {"category": "fact", "key": "city", "content": "Hamburg"},
+            {"category": "fact", "content": "   "},
+            {"category": "note", "content": "fine"},
+            {"category": "gossip", "content": "x", "priority": "urgent"},
+        ],
+    )
+    assert response.status_code == 400
+    fields = response.json()["error"]["fields"]
+    assert sorted(fields) == ["memories.1.content", "memories.3.category", "memories.3.priority"]
+    assert list(Memory.objects.filter(mind=mind.mind).values_list("content", flat=True)) == ["Berlin"]
+
+
+def test_rules_checked_while_storing_are_reported_by_index_and_roll_everything_back(mind):
+    response = sync(
+        mind.agent,
+        [
+            {"category": "note", "content": "written first, then rolled back"},
+            {"category": "fact", "content": "x", "source": "user"},
+            {"category": "fact", "content": "y", "event_time": "the day the moon fell"},
+        ],
+    )
+    assert response.status_code == 400
+    assert sorted(response.json()["error"]["fields"]) == ["memories.1.source", "memories.2.event_time"]
+    assert not Memory.objects.exists()
+    assert not MemoryAudit.objects.exists()
+
+
+def test_a_duplicate_category_and_key_in_one_batch_is_applied_in_order_so_the_last_wins(mind):
+    response = sync(
+        mind.agent,
+        [
+            {"category": "fact", "key": "city", "content": "Berlin", "priority": "high"},
+            {"category": "fact", "key": "city", "content": "Hamburg"},
+        ],
+    )
+    body = response.json()
+    assert (body["created"], body["updated"]) == (1, 1)
+    assert body["results"][0]["id"] == body["results"][1]["id"]
+    memory = Memory.objects.get(mind=mind.mind)
+    assert (memory.content, memory.priority) == ("Hamburg", "high")
+
+
+def test_updated_counts_items_that_matched_an_existing_memory_even_unchanged(mind):
+    sync(mind.agent, [{"category": "note", "content": "same"}])
+    body = sync(mind.agent, [{"category": "note", "content": "same"}]).json()
+    assert (body["created"], body["updated"]) == (0, 1)
+
+
+def test_an_empty_batch_writes_nothing(mind):
+    response = sync(mind.agent, [])
+    assert response.json() == {"created": 0, "updated": 0, "results": []}
+
+
+def test_more_than_1000_memories_are_refused_before_validating_them(mind):
+    items = [{"category": "note", "content": "x"}] * 1001
+    response = sync(mind.agent, items)
+    assert response.status_code == 400
+    fields = response.json()["error"]["fields"]
+    assert list(fields) == ["memories"]
+    assert "at most 1000" in fields["memories"][0]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "memories"),
+        ({"memories": {"category": "note"}}, "memories"),
+        ({"memories": ["not an object"]}, "memories.0.non_field_errors"),
+        ({"memories": [], "force": True}, "force"),
+    ],
+)
+def test_a_malformed_body_is_a_400_naming_the_field(mind, body, field):
+    response = mind.agent.post("/memory/sync", body, format="json")
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == [field]
+
+
+def test_a_human_sync_stores_verified_user_memories(owner, mind):
+    sync(owner.client, [{"category": "identity", "key": "user_name", "content": "Michael"}], mind.mind.pk)
+    memory = Memory.objects.get(mind=mind.mind)
+    assert (memory.source, memory.verified, memory.verified_by_id) == ("user", True, owner.user.pk)
+
+
+def test_a_read_share_cannot_sync(reader, mind):
+    response = sync(reader.client, [{"category": "note", "content": "x"}], mind.mind.pk)
+    assert response.status_code == 403
+    assert not Memory.objects.exists()
+
+
+def test_sync_writes_into_the_callers_mind_only(mind, other_mind):
+    sync(mind.agent, [{"category": "fact", "key": "city", "content": "Berlin"}])
+    sync(other_mind.agent, [{"category": "fact", "key": "city", "content": "Paris"}])
+    assert Memory.objects.get(mind=mind.mind).content == "Berlin"
+    assert Memory.objects.get(mind=other_mind.mind).content == "Paris"
