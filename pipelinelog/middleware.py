@@ -19,28 +19,21 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
+from django.urls import Resolver404, resolve
 
 from memoryproject.authentication import is_agent
 from memoryproject.errors import error_response
-from pipelinelog.constants import (
-    NODE_MAX_LENGTH,
-    REDACTED,
-    SOURCE_ANONYMOUS,
-    SUMMARY_MAX_DEPTH,
-    SUMMARY_MAX_ITEMS,
-    SUMMARY_MAX_STRING,
-    TURN_ID_MAX_LENGTH,
-    setting,
-)
-from pipelinelog.redaction import is_secret_key, redact_text
-from pipelinelog.spans import STATUS_ERROR, Span, new_turn_id, turn_scope
+from pipelinelog.constants import NODE_MAX_LENGTH, SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH, setting
+from pipelinelog.redaction import redact_text, summarize
+from pipelinelog.spans import STATUS_ERROR, Span, current_span, new_turn_id, turn_scope
 
 TURN_HEADER = "X-Turn-Id"
 # Span status of a request the client got wrong (4xx); 5xx is `error`.
 STATUS_CLIENT_ERROR = "client_error"
-# Paths that are never logged: static files (usually answered by whitenoise before us) and the
-# admin's script catalogue.
-_SKIPPED_PREFIXES = ("/favicon.ico", "/admin/jsi18n/")
+# Paths that are never logged: static files (usually answered by whitenoise before us), the
+# admin's script catalogue, and the log's own API (reading a trace must not add to it).
+_SKIPPED_PREFIXES = ("/favicon.ico", "/admin/jsi18n/", "/log/")
+_SKIPPED_PATHS = frozenset({"/log"})
 
 
 def turn_id_parse(raw: str | None) -> tuple[str, str | None]:
@@ -53,27 +46,6 @@ def turn_id_parse(raw: str | None) -> tuple[str, str | None]:
     if any(ord(char) < 32 or ord(char) == 127 for char in value):
         return "", "X-Turn-Id must not contain control characters."
     return value, None
-
-
-def summarize(value: Any, depth: int = 0) -> Any:
-    """A bounded, secret-free picture of a request value: long strings cut, long lists shortened."""
-    if isinstance(value, str):
-        text = redact_text(value)
-        if len(text) > SUMMARY_MAX_STRING:
-            return f"{text[:SUMMARY_MAX_STRING]}… (+{len(text) - SUMMARY_MAX_STRING} chars)"
-        return text
-    if isinstance(value, dict):
-        if depth >= SUMMARY_MAX_DEPTH:
-            return f"{{… {len(value)} keys}}"
-        return {str(k): (REDACTED if is_secret_key(k) else summarize(v, depth + 1)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        if depth >= SUMMARY_MAX_DEPTH:
-            return f"[… {len(value)} items]"
-        items = [summarize(item, depth + 1) for item in value[:SUMMARY_MAX_ITEMS]]
-        if len(value) > SUMMARY_MAX_ITEMS:
-            items.append(f"… (+{len(value) - SUMMARY_MAX_ITEMS} items)")
-        return items
-    return value
 
 
 def _querydict_summary(query: QueryDict) -> dict[str, Any]:
@@ -112,10 +84,22 @@ def caller_source(request: HttpRequest) -> str:
 
 
 def _node_of(request: HttpRequest) -> str:
+    """The URL pattern's name; for the trailing-slash twin (unnamed, see `route()`) the name of the
+    slash-less form; else the pattern itself (no ids in it); else the path."""
     match = getattr(request, "resolver_match", None)
-    if match is not None and match.url_name:
+    if match is None:
+        return request.path[:NODE_MAX_LENGTH]
+    if match.url_name:
         return match.url_name
-    return request.path[:NODE_MAX_LENGTH]
+    if request.path.endswith("/") and len(request.path) > 1:
+        try:
+            twin = resolve(request.path[:-1], urlconf=getattr(request, "urlconf", None))
+        except Resolver404:
+            twin = None
+        if twin is not None and twin.url_name and twin.func is match.func:
+            return twin.url_name
+    readable = match.route and not match.route.startswith("^")  # regex routes (the catch-all) are not
+    return (match.route if readable else request.path)[:NODE_MAX_LENGTH]
 
 
 def _error_code_of(response: HttpResponse) -> str | None:
@@ -136,8 +120,13 @@ class PipelineLogMiddleware:
         turn_id, problem = turn_id_parse(request.headers.get(TURN_HEADER))
         if problem:
             return error_response(400, "invalid_header", problem, {TURN_HEADER: [problem]})
+        request.turn_id = turn_id  # views read it (memories store it on what they write)
         with turn_scope(turn_id):
-            if not setting("PIPELINE_LOG_ENABLED") or request.path.startswith(self.skipped_prefixes):
+            if (
+                not setting("PIPELINE_LOG_ENABLED")
+                or request.path in _SKIPPED_PATHS
+                or request.path.startswith(self.skipped_prefixes)
+            ):
                 response = self.get_response(request)
             else:
                 response = self._logged(request, turn_id)
@@ -177,7 +166,5 @@ class PipelineLogMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> None:
         # Only exceptions of plain Django views get here (DRF answers its own); the request
         # still ends as a 500 response, which the output row records.
-        from pipelinelog.spans import current_span
-
         current_span().error({"type": type(exception).__name__, "message": redact_text(str(exception))[:500]})
         return None

@@ -21,7 +21,7 @@ import re
 import uuid
 from typing import Any
 
-from pipelinelog.constants import REDACTED
+from pipelinelog.constants import REDACTED, SUMMARY_MAX_DEPTH, SUMMARY_MAX_ITEMS, SUMMARY_MAX_STRING
 
 # Keys whose value is a credential, compared lower-cased and exactly.
 SECRET_KEYS = frozenset(
@@ -74,3 +74,24 @@ def redact(value: Any) -> Any:
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
     return redact_text(str(value))
+
+
+def summarize(value: Any, depth: int = 0) -> Any:
+    """A bounded, secret-free picture of a request value: long strings cut, long lists shortened."""
+    if isinstance(value, str):
+        text = redact_text(value)
+        if len(text) > SUMMARY_MAX_STRING:
+            return f"{text[:SUMMARY_MAX_STRING]}… (+{len(text) - SUMMARY_MAX_STRING} chars)"
+        return text
+    if isinstance(value, dict):
+        if depth >= SUMMARY_MAX_DEPTH:
+            return f"{{… {len(value)} keys}}"
+        return {str(k): (REDACTED if is_secret_key(k) else summarize(v, depth + 1)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        if depth >= SUMMARY_MAX_DEPTH:
+            return f"[… {len(value)} items]"
+        items = [summarize(item, depth + 1) for item in value[:SUMMARY_MAX_ITEMS]]
+        if len(value) > SUMMARY_MAX_ITEMS:
+            items.append(f"… (+{len(value) - SUMMARY_MAX_ITEMS} items)")
+        return items
+    return value

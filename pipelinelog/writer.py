@@ -103,9 +103,6 @@ class BufferedWriter:
         if len(self._pending) >= setting("LOG_FLUSH_BATCH"):
             self._wake.set()
 
-    def pending_count(self) -> int:
-        return len(self._pending)
-
     # --- flushing -----------------------------------------------------------------------------
     def flush(self, *, timeout: float = -1) -> int:
         """Write everything buffered now, on the calling thread's connection; returns rows written.
@@ -160,10 +157,21 @@ class BufferedWriter:
                 self._thread.start()
         self.install_exit_hooks()
 
+    def stop(self, *, timeout: float = SHUTDOWN_FLUSH_TIMEOUT_SECONDS) -> None:
+        """Stop the writer thread after one last flush (shutdown paths, tests)."""
+        thread = self._thread
+        self._stop.set()
+        self._wake.set()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        self._thread = None
+
     def _run(self) -> None:
-        while not self._stop.is_set():
+        stopping = False
+        while not stopping:
             self._wake.wait(setting("LOG_FLUSH_SECONDS"))
             self._wake.clear()
+            stopping = self._stop.is_set()  # read before flushing: a stop request still gets its flush
             try:
                 if self._pending:
                     self.flush()

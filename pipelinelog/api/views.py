@@ -1,0 +1,71 @@
+"""GET /log and GET /log/turns/{turn_id}: a human with read access to the mind, or its Mind Key."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.access import Access, mind_from_request
+from pipelinelog.api.filters import LogEntryFilterSet
+from pipelinelog.api.serializers import LogEntrySerializer, TurnTraceSerializer
+from pipelinelog.models import Kind
+from pipelinelog.selectors import log_entries_of_mind, log_turn_get
+
+# Rows per page of GET /log unless `limit` says otherwise, and the most one page may hold.
+LOG_PAGE_DEFAULT_LIMIT = 100
+LOG_PAGE_MAX_LIMIT = 1000
+
+_MIND_PARAMETER = OpenApiParameter(
+    "mind", OpenApiTypes.STR, description="The mind (humans; a Mind Key reads its own). Or header X-Mind."
+)
+_FILTER_PARAMETERS = [
+    OpenApiParameter("turn_id", OpenApiTypes.STR, description="Rows of this turn."),
+    OpenApiParameter("span_id", OpenApiTypes.UUID, description="Rows of this span."),
+    OpenApiParameter("node", OpenApiTypes.STR, description="Rows of this node, e.g. memories.store."),
+    OpenApiParameter("kind", OpenApiTypes.STR, enum=Kind.values, description="Rows of this kind."),
+    OpenApiParameter("since", OpenApiTypes.STR, description="Rows at or after this time (ISO 8601 or epoch seconds)."),
+    OpenApiParameter("until", OpenApiTypes.STR, description="Rows at or before this time (ISO 8601 or epoch seconds)."),
+]
+
+
+class PageSerializer(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1, max_value=LOG_PAGE_MAX_LIMIT, default=LOG_PAGE_DEFAULT_LIMIT)
+    offset = serializers.IntegerField(min_value=0, max_value=10**12, default=0)
+
+
+class LogListView(APIView):
+    @extend_schema(
+        parameters=[_MIND_PARAMETER, *_FILTER_PARAMETERS, PageSerializer],
+        responses=LogEntrySerializer(many=True),
+    )
+    def get(self, request):
+        """The mind's log rows, newest first, filtered by turn, span, node, kind and time."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        filterset = LogEntryFilterSet(request.query_params, queryset=log_entries_of_mind(mind=mind))
+        page = PageSerializer(data=request.query_params)
+        errors = {**(filterset.errors if not filterset.is_valid() else {})}
+        if not page.is_valid():
+            errors.update(page.errors)
+        if errors:
+            raise exceptions.ValidationError(errors)
+        limit, offset = page.validated_data["limit"], page.validated_data["offset"]
+        rows = filterset.qs
+        count = rows.count()
+        results = list(rows[offset : offset + limit]) if offset < count else []
+        return Response(
+            {"count": count, "limit": limit, "offset": offset, "results": LogEntrySerializer(results, many=True).data}
+        )
+
+
+class LogTurnView(APIView):
+    @extend_schema(parameters=[_MIND_PARAMETER], responses=TurnTraceSerializer)
+    def get(self, request, turn_id: str):
+        """One whole turn of the mind, oldest first, grouped by span."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        trace = log_turn_get(mind=mind, turn_id=turn_id)
+        if trace is None:
+            raise exceptions.NotFound("This mind has no log rows for this turn id.")
+        return Response(TurnTraceSerializer(trace).data)

@@ -1,0 +1,178 @@
+"""The buffered writer: buffering, flushing, failures, and what survives SIGTERM and SIGKILL."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from pipelinelog.models import LogEntry
+from pipelinelog.writer import BufferedWriter, Row
+
+SCRIPT = Path(__file__).with_name("log_writer_process.py")
+REPO = SCRIPT.parents[2]
+
+
+def row(*, turn_id: str = "T", kind: str = "note", mind_id: str | None = None, n: int = 0) -> Row:
+    return Row(timezone.now(), turn_id, uuid.uuid4(), "system", "tests.writer", kind, {"n": n}, mind_id)
+
+
+@pytest.fixture
+def buffered(settings, monkeypatch) -> BufferedWriter:
+    """A fresh writer in buffered mode whose thread never starts (flushes happen when the test says)."""
+    settings.PIPELINE_LOG_SYNC = False
+    fresh = BufferedWriter()
+    monkeypatch.setattr(fresh, "start", lambda: None)
+    return fresh
+
+
+@pytest.mark.django_db
+def test_buffered_rows_reach_the_database_only_when_flushed(buffered):
+    buffered.submit([row(n=1), row(n=2), row(n=3)])
+
+    assert LogEntry.objects.count() == 0
+    assert len(buffered) == 3
+    assert buffered.flush() == 3
+    assert len(buffered) == 0
+    assert sorted(LogEntry.objects.values_list("content__n", flat=True)) == [1, 2, 3]
+
+
+@pytest.mark.django_db
+def test_a_failed_flush_is_logged_its_rows_dropped_and_the_next_flush_works(buffered, caplog):
+    buffered.submit([row(kind="k" * 50)])  # longer than the column: the insert fails
+
+    with caplog.at_level(logging.ERROR, logger="pipelinelog.writer"):
+        assert buffered.flush() == 0
+
+    assert "a flush failed; 1 rows were dropped" in caplog.text
+    assert len(buffered) == 0
+    buffered.submit([row(n=7)])
+    assert buffered.flush() == 1
+    assert list(LogEntry.objects.values_list("content__n", flat=True)) == [7]
+
+
+@pytest.mark.django_db
+def test_rows_of_a_mind_deleted_before_the_flush_are_left_out_and_the_rest_written(buffered, mind):
+    buffered.submit([row(mind_id="m_gone12345", n=1), row(mind_id=mind.mind.pk, n=2), row(n=3)])
+
+    assert buffered.flush() == 2
+    assert sorted(LogEntry.objects.values_list("content__n", flat=True)) == [2, 3]
+
+
+@pytest.mark.django_db
+def test_submitting_never_raises_even_when_the_sync_insert_fails(settings, caplog):
+    from pipelinelog.writer import writer
+
+    with caplog.at_level(logging.ERROR, logger="pipelinelog.writer"):
+        writer.submit([row(kind="k" * 50)])
+
+    assert "were dropped" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_thread_flushes_as_soon_as_a_batch_is_full(settings):
+    settings.PIPELINE_LOG_SYNC = False
+    settings.LOG_FLUSH_SECONDS = 3600
+    settings.LOG_FLUSH_BATCH = 5
+    threaded = BufferedWriter()
+    try:
+        threaded.submit([row(n=n) for n in range(4)])
+        assert not _wait_for(lambda: LogEntry.objects.count() > 0, seconds=0.5)  # below the batch: waits
+        threaded.submit([row(n=4)])
+        assert _wait_for(lambda: LogEntry.objects.count() == 5, seconds=10)
+    finally:
+        threaded.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_thread_flushes_every_interval(settings):
+    settings.PIPELINE_LOG_SYNC = False
+    settings.LOG_FLUSH_SECONDS = 1
+    threaded = BufferedWriter()
+    try:
+        threaded.submit([row(n=1)])
+        assert _wait_for(lambda: LogEntry.objects.count() == 1, seconds=5)
+    finally:
+        threaded.stop()
+
+
+def _wait_for(condition, *, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def _start(mode: str, *, flush_seconds: int) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PIPELINELOG_TEST_DATABASE": connection.settings_dict["NAME"],
+        "LOG_FLUSH_SECONDS": str(flush_seconds),
+        "LOG_FLUSH_BATCH": "100000",
+    }
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), mode], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True
+    )
+    line = process.stdout.readline()
+    assert line.strip() == "ready", f"the logging process did not start: {line!r}"
+    return process
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_process_ended_with_sigterm_writes_every_buffered_row_and_closes_its_open_span():
+    process = _start("burst", flush_seconds=3600)  # nothing is flushed by the clock
+    try:
+        time.sleep(0.2)
+        assert LogEntry.objects.filter(turn_id="TERM").count() == 0  # all of it is still buffered
+
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(timeout=30)
+    finally:
+        process.kill()
+
+    assert returncode == 128 + signal.SIGTERM
+    burst_rows = LogEntry.objects.filter(turn_id="TERM", node="tests.subprocess.burst")
+    assert burst_rows.count() == 50 * 3
+    open_span = list(
+        LogEntry.objects.filter(turn_id="TERM", node="tests.subprocess.open")
+        .order_by("created_at", "id")
+        .values_list("kind", flat=True)
+    )
+    assert open_span == ["span_start", "note", "error", "span_end"]
+    end = LogEntry.objects.get(turn_id="TERM", node="tests.subprocess.open", kind="span_end")
+    assert end.content["status"] == "error"
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_process_killed_with_sigkill_loses_at_most_the_rows_of_the_last_interval():
+    flush_seconds = 1
+    process = _start("stream", flush_seconds=flush_seconds)
+    try:
+        time.sleep(3.5)  # a few intervals of steady logging
+        killed_at = timezone.now()
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    finally:
+        process.kill()
+
+    numbers = sorted(LogEntry.objects.filter(turn_id="KILL", kind="note").values_list("content__n", flat=True))
+    assert numbers, "nothing was flushed within 3.5 s at a 1 s interval"
+    assert numbers == list(range(len(numbers)))  # what survived is everything up to some point: no holes
+    newest = LogEntry.objects.filter(turn_id="KILL").order_by("-created_at").first().created_at
+    lost_window = (killed_at - newest).total_seconds()
+    print(f"SIGKILL: {len(numbers)} rows survived; the newest was written {lost_window:.3f} s before the kill")
+    # The bound: one interval, plus the time one flush takes (generous for a loaded machine).
+    assert lost_window <= flush_seconds + 1.0, f"lost {lost_window:.2f} s of rows"
