@@ -4,7 +4,7 @@
 with it and the order of routes here does not matter.
 """
 
-from memories.api import overview_views, recall_views, views
+from memories.api import overview_views, recall_views, transfer_views, views
 from memories.api.search_views import SearchView, SemanticSearchView
 from memoryproject.routing import route
 
@@ -24,6 +24,8 @@ urlpatterns += [
     *route("memory/graph", overview_views.GraphView.as_view(), name="memory-graph"),
     *route("memory/contradictions", overview_views.ContradictionsView.as_view(), name="memory-contradictions"),
     *route("memory/compact", overview_views.CompactView.as_view(), name="memory-compact"),
+    *route("mind/export", transfer_views.ExportView.as_view(), name="mind-export"),
+    *route("mind/import", transfer_views.ImportView.as_view(), name="mind-import"),
 ]
 
 # Update, delete, verify, sync, audit, diff and the short lists.

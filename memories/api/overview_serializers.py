@@ -4,7 +4,9 @@ and the shapes they answer with (for the OpenAPI document)."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -12,6 +14,7 @@ from memories.api.serializers import MemoryInputSerializer, MemorySerializer
 from memories.models import Category
 from memories.selectors.overview import shared_tags_of
 from memories.services.memory import derived_key
+from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
 from memoryproject.fields import FlexibleTimeField, StrictBooleanField, StrictCharField, StrictChoiceField
 from memoryproject.timeinput import parse_duration
 
@@ -41,11 +44,10 @@ COMPACT_DEFAULT_MIN_CLUSTER_SIZE = 3
 COMPACT_MIN_CLUSTER_SIZE = 2
 COMPACT_MAX_MIN_CLUSTER_SIZE = 20
 
-# The export format this server writes and reads (docs/export-format.md).
-EXPORT_FORMAT_VERSION = 1
+# What GET /mind/export can write.
 EXPORT_FORMATS = ("json", "csv")
-# Memories one POST /mind/import takes; larger exports go in several calls.
-IMPORT_MAX_MEMORIES = 1000
+# How far in the future an imported time may lie (clocks of two servers disagree a little).
+IMPORT_CLOCK_SKEW = timedelta(minutes=5)
 
 _WHOLE_NUMBER = re.compile(r"^[0-9]{1,18}$")
 
@@ -115,6 +117,17 @@ class DurationField(serializers.Field):
 
     def to_representation(self, value):
         return value
+
+
+class RejectUnknownFieldsMixin:
+    """A JSON body with a field we do not know is a mistake worth telling (a typo is not ignored)."""
+
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        if unknown:
+            allowed = ", ".join(self.fields)
+            raise serializers.ValidationError({name: [f"Unknown field. Use: {allowed}."] for name in unknown})
+        return super().to_internal_value(data)
 
 
 def _choice(choices, **kwargs) -> StrictChoiceField:
@@ -300,7 +313,7 @@ class ContradictionsSerializer(serializers.Serializer):
 # --- Compaction -----------------------------------------------------------------------------
 
 
-class CompactRequestSerializer(serializers.Serializer):
+class CompactRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     older_than = DurationField(required=False, default=COMPACT_DEFAULT_OLDER_THAN)
     dry_run = StrictBooleanField(required=False, default=False)
     max_clusters = BodyIntegerField(
@@ -313,13 +326,6 @@ class CompactRequestSerializer(serializers.Serializer):
         default=COMPACT_DEFAULT_MIN_CLUSTER_SIZE,
     )
     category = _choice(Category.values, required=False, allow_null=True)
-
-    def to_internal_value(self, data):
-        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
-        if unknown:
-            allowed = ", ".join(self.fields)
-            raise serializers.ValidationError({name: [f"Unknown parameter. Use: {allowed}."] for name in unknown})
-        return super().to_internal_value(data)
 
 
 class CompactClusterSerializer(serializers.Serializer):
@@ -354,12 +360,33 @@ class ImportTimesSerializer(serializers.Serializer):
 
     FIELDS = ("created_at", "updated_at", "verified", "verified_at")
 
+    def validate(self, attrs: dict) -> dict:
+        # A time from the future would sort before everything written later and confuse /memory/diff.
+        latest = timezone.now() + IMPORT_CLOCK_SKEW
+        errors = {
+            name: [f"{name} lies in the future; the latest accepted is {latest.isoformat()}."]
+            for name in ("created_at", "updated_at", "verified_at")
+            if attrs.get(name) and attrs[name] > latest
+        }
+        created, updated = attrs.get("created_at"), attrs.get("updated_at")
+        if created and updated and updated < created and "updated_at" not in errors:
+            errors["updated_at"] = ["updated_at is before created_at; a memory cannot change before it exists."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
 
-class ImportRequestSerializer(serializers.Serializer):
+
+class ImportRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """The json export format; only `format_version` and `memories` are read."""
 
     format_version = serializers.IntegerField()
-    memories = serializers.ListField(child=serializers.JSONField(), max_length=IMPORT_MAX_MEMORIES)
+    memories = serializers.ListField(
+        child=serializers.JSONField(),
+        max_length=IMPORT_MAX_MEMORIES,
+        error_messages={
+            "max_length": f"At most {IMPORT_MAX_MEMORIES} memories per import; send the rest in further calls."
+        },
+    )
     # Written by the export, ignored on import until the synapse model has them.
     mind = serializers.JSONField(required=False)
     exported_at = serializers.JSONField(required=False)
@@ -415,4 +442,7 @@ class ImportResultSerializer(serializers.Serializer):
     created = serializers.IntegerField()
     updated = serializers.IntegerField()
     skipped = serializers.IntegerField()
+    downgraded = serializers.IntegerField(
+        help_text="Memories a Mind Key imported that claimed source user or verified: stored as agent, unverified."
+    )
     results = ImportItemResultSerializer(many=True)

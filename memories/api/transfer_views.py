@@ -1,0 +1,60 @@
+"""GET /mind/export and POST /mind/import (docs/export-format.md)."""
+
+from __future__ import annotations
+
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.access import Access, caller_of, mind_from_request
+from memories.api.overview_serializers import ExportQuerySerializer, ImportRequestSerializer, ImportResultSerializer
+from memories.api.overview_views import query_params
+from memories.api.recall_views import LenientNegotiationMixin
+from memories.api.views import turn_id_of
+from memories.services.transfer import mind_export_csv, mind_export_json, mind_import
+
+
+class ExportView(LenientNegotiationMixin, APIView):
+    @extend_schema(
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="docs/export-format.md"),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="One row per memory."),
+        },
+    )
+    def get(self, request):
+        """Everything of the mind as JSON (`format=json`, re-importable) or its memories as CSV (`format=csv`)."""
+        params = query_params(ExportQuerySerializer, request)
+        mind, _ = mind_from_request(request, need=Access.READ)
+        if params["format"] == "csv":
+            response = StreamingHttpResponse(mind_export_csv(mind=mind), content_type="text/csv; charset=utf-8")
+            filename = f"synapse-{mind.pk}-{timezone.now():%Y%m%d}.csv"
+            response["Content-Disposition"] = f'attachment; filename="{filename}"'
+            return response
+        return StreamingHttpResponse(mind_export_json(mind=mind), content_type="application/json")
+
+
+class ImportView(APIView):
+    @extend_schema(request=ImportRequestSerializer, responses={200: ImportResultSerializer})
+    def post(self, request):
+        """Import the json export format; idempotent (matched by category and key)."""
+        mind, _ = mind_from_request(request, need=Access.WRITE)
+        serializer = ImportRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = mind_import(
+            mind=mind,
+            items=serializer.validated_data["memories"],
+            caller=caller_of(request.user),
+            turn_id=turn_id_of(request),
+        )
+        body = {
+            "created": result.count("created"),
+            "updated": result.count("updated"),
+            "skipped": result.count("skipped"),
+            "downgraded": result.downgraded,
+            "results": result.outcomes,
+        }
+        return Response(ImportResultSerializer(body).data)

@@ -1,0 +1,318 @@
+"""Export and import of a mind (docs/export-format.md).
+
+Export streams: a mind of any size leaves in chunks, never all rows in memory at once. Import
+takes the json export format, at most IMPORT_MAX_MEMORIES memories a call, validated up front
+(memories.api.overview_serializers.ImportRequestSerializer), written in one transaction.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+
+from memories.access import Caller
+from memories.api.serializers import MemorySerializer
+from memories.embedders import get_embedder
+from memories.eventtime import EventTimeError, event_time_parse
+from memories.models import AuditAction, Memory, MemoryAudit, Mind, Priority, Source, Speaker
+from memories.services.memory import (
+    CONFIDENCE_OTHER,
+    CONFIDENCE_USER,
+    SALIENCE_BY_PRIORITY,
+    content_hash_of,
+    derived_key,
+    promotion_enqueue,
+)
+from memoryproject.errors import Conflict
+from pipelinelog.spans import current_span
+
+# The export format this server writes and reads (docs/export-format.md); bump on any change
+# an older reader could misread.
+EXPORT_FORMAT_VERSION = 1
+# Memories one POST /mind/import takes; larger exports go in several calls.
+IMPORT_MAX_MEMORIES = 1000
+# Rows fetched per round trip while streaming an export.
+EXPORT_CHUNK_ROWS = 500
+# Joins tags and entities inside one CSV cell.
+CSV_LIST_SEPARATOR = ";"
+# Columns of the CSV export, in order (one row per memory).
+CSV_COLUMNS = (
+    "id", "category", "key", "content", "tags", "priority", "source", "speaker", "verified", "verified_at",
+    "verified_by", "confidence", "salience", "expires_at", "expired", "entities", "event_time", "event_precision",
+    "emotion", "attributes", "turn_id", "created_at", "updated_at", "promoted_at",
+)  # fmt: skip
+# Foreign keys the database guarantees, and our own embedding (see memories.services.memory).
+_CLEAN_EXCLUDE = ["mind", "verified_by", "embedding"]
+
+
+# --- export -----------------------------------------------------------------------------------
+
+
+def _export_rows(mind: Mind):
+    return (
+        Memory.objects.filter(mind_id=mind.pk)
+        .select_related("verified_by")
+        .defer("embedding", "search_vector")
+        .order_by("created_at", "pk")
+        .iterator(chunk_size=EXPORT_CHUNK_ROWS)
+    )
+
+
+def mind_export_json(*, mind: Mind) -> Iterator[str]:
+    """The mind as one JSON document, in pieces: `format_version`, `exported_at`, `mind`,
+    `memories` (memory objects, oldest first), and `knots`, `edges`, `entities`, `goals` (empty
+    lists until the synapse model exists)."""
+    head = {
+        "format_version": EXPORT_FORMAT_VERSION,
+        "exported_at": serializers.DateTimeField().to_representation(timezone.now()),
+        "mind": {
+            "id": mind.pk,
+            "name": mind.name,
+            "description": mind.description,
+            "created_at": serializers.DateTimeField().to_representation(mind.created_at),
+        },
+    }
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
+    for position, memory in enumerate(_export_rows(mind)):
+        yield ("," if position else "") + "\n" + json.dumps(MemorySerializer(memory).data, ensure_ascii=False)
+    yield '\n], "knots": [], "edges": [], "entities": [], "goals": []}\n'
+
+
+class _Echo:
+    """A file-like object csv.writer can write to; each write returns the line instead."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _csv_cell(name: str, value) -> str:
+    if value is None:
+        return ""
+    if name in ("tags", "entities"):
+        return CSV_LIST_SEPARATOR.join(value)
+    if name == "attributes":
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def mind_export_csv(*, mind: Mind) -> Iterator[str]:
+    """One row per memory (oldest first) under a header row; RFC 4180 quoting (csv module)."""
+    writer = csv.writer(_Echo(), lineterminator="\r\n")
+    yield writer.writerow(CSV_COLUMNS)
+    for memory in _export_rows(mind):
+        data = MemorySerializer(memory).data
+        yield writer.writerow([_csv_cell(name, data[name]) for name in CSV_COLUMNS])
+
+
+# --- import -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    index: int
+    id: str
+    status: str  # created, updated or skipped
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    outcomes: list[ImportOutcome]
+    downgraded: int  # memories a Mind Key imported that claimed a human's source or verification
+
+    def count(self, status: str) -> int:
+        return sum(outcome.status == status for outcome in self.outcomes)
+
+
+# Fields an import copies from the file onto the memory as given (after validation).
+_COPIED = ("tags", "priority", "speaker", "confidence", "salience", "expires_at", "entities", "emotion", "attributes")
+# Fields whose change an import reports in its audit row, besides the copied ones.
+_COMPARED = ("content", "source", "verified", "event_time", "event_precision", "created_at", "updated_at")
+
+
+def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, now: datetime, turn_id: str) -> Memory:
+    """The memory the file describes, with the store's defaults for what it leaves out.
+
+    Raises ValidationError({field: [...]}) for an event_time that cannot be parsed.
+    A Mind Key's import carries no human authority: `source: user` becomes `agent` (the speaker
+    stays `user`, whose words they are) and `verified` is false.
+    """
+    requested = fields.get("source")
+    if caller.is_agent:
+        source = Source.AGENT if requested in (None, Source.USER) else requested
+        speaker = fields.get("speaker") or (Speaker.USER if requested == Source.USER else Speaker.AGENT)
+    else:
+        source = requested or Source.USER
+        speaker = fields.get("speaker") or (Speaker.USER if source == Source.USER else Speaker.AGENT)
+    created_at = times.get("created_at") or now
+    updated_at = times.get("updated_at") or created_at
+    priority = fields.get("priority") or Priority.NORMAL
+    memory = Memory(
+        mind=mind,
+        category=fields["category"],
+        key=fields.get("key") or derived_key(fields["category"], fields["content"]),
+        content=fields["content"],
+        content_hash=content_hash_of(fields["content"]),
+        tags=fields.get("tags", []),
+        priority=priority,
+        source=source,
+        speaker=speaker,
+        confidence=fields.get("confidence", CONFIDENCE_USER if source == Source.USER else CONFIDENCE_OTHER),
+        salience=fields.get("salience", SALIENCE_BY_PRIORITY[priority]),
+        expires_at=fields.get("expires_at"),
+        entities=fields.get("entities", []),
+        emotion=fields.get("emotion") or "",
+        attributes=fields.get("attributes", {}),
+        turn_id=turn_id,
+        created_at=created_at,
+        updated_at=updated_at,
+    )
+    if fields.get("event_time"):
+        try:
+            parsed = event_time_parse(
+                fields["event_time"], relative_to=created_at, precision=fields.get("event_precision") or None
+            )
+        except EventTimeError as error:
+            raise ValidationError({"event_time": [str(error)]}) from None
+        memory.event_time, memory.event_precision = parsed.at, parsed.precision
+    verified = False if caller.is_agent else times.get("verified", source == Source.USER)
+    if verified:
+        memory.verified = True
+        memory.verified_at = times.get("verified_at") or updated_at
+        memory.verified_by = caller.user  # the importing human vouches; the file's email may name nobody here
+    return memory
+
+
+def _claims_authority(fields: dict, times: dict) -> bool:
+    return fields.get("source") == Source.USER or bool(times.get("verified"))
+
+
+def _changes(stored: Memory, incoming: Memory) -> list[str]:
+    return [name for name in (*_COPIED, *_COMPARED) if getattr(stored, name) != getattr(incoming, name)]
+
+
+def _replace(stored: Memory, incoming: Memory, changed: list[str]) -> None:
+    for name in changed:
+        setattr(stored, name, getattr(incoming, name))
+    stored.content_hash = incoming.content_hash
+    stored.verified_at, stored.verified_by = incoming.verified_at, incoming.verified_by
+    stored.turn_id = incoming.turn_id
+
+
+@transaction.atomic
+def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str = "") -> ImportResult:
+    """POST /mind/import: `items` are `{"fields", "times"}` from ImportRequestSerializer.
+
+    Matches by (category, key). A memory the mind does not have is created with the file's
+    times; one with the same content is skipped; one with different content is replaced by the
+    file's version only when the file's `updated_at` is later, else skipped. So importing the
+    same file twice changes nothing. Audit action `imported`; promotion enqueued for what was
+    written, oldest first. Nothing is written when any item fails.
+    """
+    now = timezone.now()
+    incoming: list[Memory] = []
+    errors: dict[int, dict] = {}
+    for index, item in enumerate(items):
+        try:
+            memory = _imported_memory(
+                mind=mind, fields=item["fields"], times=item["times"], caller=caller, now=now, turn_id=turn_id
+            )
+            # The serializer checked the same rules; this is the model's last word before any write.
+            memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+        except ValidationError as error:
+            errors[index] = error.detail
+            continue
+        except DjangoValidationError as error:
+            errors[index] = error.message_dict
+            continue
+        incoming.append(memory)
+    if errors:
+        raise ValidationError({"memories": errors})
+
+    keys = {memory.key for memory in incoming}
+    stored = {
+        (memory.category, memory.key): memory
+        for memory in Memory.objects.select_for_update().filter(mind_id=mind.pk, key__in=keys).defer("search_vector")
+    }
+    outcomes: list[ImportOutcome] = []
+    to_create: list[Memory] = []
+    to_update: list[tuple[Memory, list[str]]] = []
+    for index, memory in enumerate(incoming):
+        existing = stored.get((memory.category, memory.key))
+        if existing is None:
+            to_create.append(memory)
+            outcomes.append(ImportOutcome(index, memory.pk, "created"))
+        elif existing.content_hash == memory.content_hash or memory.updated_at <= existing.updated_at:
+            outcomes.append(ImportOutcome(index, existing.pk, "skipped"))
+        else:
+            changed = _changes(existing, memory)
+            _replace(existing, memory, changed)
+            to_update.append((existing, changed))
+            outcomes.append(ImportOutcome(index, existing.pk, "updated"))
+
+    written = to_create + [memory for memory, _ in to_update]
+    if written:
+        embedder = get_embedder()
+        vectors = embedder.embed([memory.content for memory in written])
+        for memory, vector in zip(written, vectors, strict=True):
+            memory.embedding, memory.embedding_model = vector, embedder.name
+    try:
+        with transaction.atomic():
+            Memory.objects.bulk_create(to_create)
+    except IntegrityError:
+        raise Conflict(
+            "Another write stored a memory with the same category and key while this import ran. "
+            "Send the import again: it is idempotent."
+        ) from None
+    for memory, _ in to_update:
+        memory.save()
+    MemoryAudit.objects.bulk_create(
+        [
+            MemoryAudit(
+                mind_id=mind.pk,
+                memory_id=memory.pk,
+                action=AuditAction.IMPORTED,
+                actor=caller.label,
+                changed_fields=[],
+                turn_id=turn_id,
+                created_at=now,
+            )
+            for memory in to_create
+        ]
+        + [
+            MemoryAudit(
+                mind_id=mind.pk,
+                memory_id=memory.pk,
+                action=AuditAction.IMPORTED,
+                actor=caller.label,
+                changed_fields=changed,
+                turn_id=turn_id,
+                created_at=now,
+            )
+            for memory, changed in to_update
+        ]
+    )
+    for memory in sorted(written, key=lambda memory: (memory.created_at, memory.pk)):
+        promotion_enqueue(memory.pk)
+    downgraded = sum(_claims_authority(item["fields"], item["times"]) for item in items) if caller.is_agent else 0
+    result = ImportResult(outcomes=outcomes, downgraded=downgraded)
+    current_span().db_write(
+        {
+            "table": "memories_memory",
+            "operation": "import",
+            "created": [memory.pk for memory in to_create],
+            "updated": [memory.pk for memory, _ in to_update],
+            "skipped": result.count("skipped"),
+        }
+    )
+    return result
