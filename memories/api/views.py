@@ -66,7 +66,7 @@ def turn_id_of(request) -> str:
 
 
 def idempotency_key_of(request) -> str | None:
-    """The `Idempotency-Key` header, or None when absent; 400 when blank or too long."""
+    """The `Idempotency-Key` header, or None when absent; 400 when blank, too long or with control characters."""
     key = request.headers.get(IDEMPOTENCY_HEADER)
     if key is None:
         return None
@@ -75,6 +75,8 @@ def idempotency_key_of(request) -> str | None:
         raise ValidationError(
             {IDEMPOTENCY_HEADER: [f"Send 1–{MAX_IDEMPOTENCY_KEY_CHARS} characters (a uuid4 works), or leave it out."]}
         )
+    if any(ord(char) < 32 or ord(char) == 127 for char in key):
+        raise ValidationError({IDEMPOTENCY_HEADER: ["Control characters are not allowed; a uuid4 works."]})
     return key
 
 

@@ -71,7 +71,14 @@ def memories_unverified(*, mind_id: str) -> QuerySet[Memory]:
 def memories_expiring(*, mind_id: str, within: timedelta) -> QuerySet[Memory]:
     """GET /memory/expiring: memories whose expires_at lies in (now, now + within], soonest first."""
     now = timezone.now()
-    return memories_of(mind_id).filter(expires_at__gt=now, expires_at__lte=now + within).order_by("expires_at", "id")
+    try:
+        until = now + within
+    except OverflowError:
+        until = None  # the window ends after the year 9999: every memory that expires at all is in it
+    memories = memories_of(mind_id).filter(expires_at__gt=now)
+    if until is not None:
+        memories = memories.filter(expires_at__lte=until)
+    return memories.order_by("expires_at", "id")
 
 
 def memory_audit_list(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[MemoryAudit]:

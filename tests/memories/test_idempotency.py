@@ -102,8 +102,9 @@ def test_a_key_of_255_characters_is_fine_and_256_is_a_400(mind):
     assert "1–255 characters" in fields["Idempotency-Key"][0]
 
 
-def test_a_blank_key_is_a_400(mind):
-    response = post(mind.agent, CITY, "   ")
+@pytest.mark.parametrize("key", ["   ", "a\x00b", "tab\tinside"])
+def test_a_blank_key_or_one_with_control_characters_is_a_400(mind, key):
+    response = post(mind.agent, CITY, key)
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["Idempotency-Key"]
     assert not Memory.objects.exists()

@@ -33,9 +33,19 @@ READ_PATHS = [
     "/memory/recall?format=json",
     "/memory/tags",
     "/memory/graph",
+    "/memory/search?q=zebra%20octopus",
+    "/memory/semantic-search?q=zebra%20octopus%20rendezvous&threshold=0",
+    "/mind/export?format=json",
+    "/mind/export?format=csv",
 ]
 # Aggregates without markers: B's answer must be the same before and after A writes.
-AGGREGATE_PATHS = ["/memory/stats", "/memory/tags", "/memory/timeline", "/memory/graph", "/memory/recall"]
+AGGREGATE_PATHS = [
+    "/memory/stats",
+    "/memory/tags",
+    "/memory/timeline",
+    "/memory/graph",
+    "/memory/recall",
+]
 
 
 @pytest.fixture
@@ -57,16 +67,23 @@ def markers(secret) -> list[str]:
     return [secret["id"], SECRET_CONTENT, SECRET_KEY, SECRET_TAG]
 
 
+def text_of(response) -> str:
+    """The body as text, streamed (export) or not."""
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
+
+
 @pytest.mark.parametrize("path", READ_PATHS)
 def test_another_minds_key_sees_nothing_of_the_mind(mind, other_mind, secret, path):
     other_mind.agent.post("/memory", {"category": "note", "content": "B's own note", "tags": ["b"]}, format="json")
     theirs = other_mind.agent.get(path)
     assert theirs.status_code == 200, theirs.content
-    text = theirs.content.decode()
+    text = text_of(theirs)
     assert [marker for marker in markers(secret) if marker in text] == []
     mine = mind.agent.get(path)
     assert mine.status_code == 200
-    assert any(marker in mine.content.decode() for marker in markers(secret))
+    assert any(marker in text_of(mine) for marker in markers(secret))
 
 
 @pytest.mark.parametrize("path", AGGREGATE_PATHS)
@@ -80,7 +97,7 @@ def test_another_minds_aggregates_do_not_move_when_the_mind_writes(mind, other_m
         format="json",
     )
     after = other_mind.agent.get(path)
-    assert after.content == before.content
+    assert text_of(after) == text_of(before)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +128,7 @@ def test_a_human_cannot_name_a_mind_they_have_no_access_to(outsider, mind, secre
     separator = "&" if "?" in path else "?"
     response = outsider.client.get(f"{path}{separator}mind={mind.mind.pk}")
     assert response.status_code == 404
-    assert SECRET_CONTENT not in response.content.decode()
+    assert SECRET_CONTENT not in text_of(response)
 
 
 def test_writing_the_same_category_and_key_through_another_mind_creates_its_own_memory(mind, other_mind, secret):

@@ -234,7 +234,13 @@ def test_the_expiring_window_excludes_now_and_includes_now_plus_within(mind, mon
     assert at_now.pk not in ids(mind.agent.get("/memory/expiring?within=1d"))
 
 
-@pytest.mark.parametrize("within", ["soon", "0", "-5", "7y"])
+def test_a_window_reaching_past_the_year_9999_lists_everything_that_expires(mind):
+    far = store(mind, content="a", expires_at=timezone.now() + timedelta(days=365 * 5000))
+    store(mind, content="b")
+    assert ids(mind.agent.get("/memory/expiring?within=253402300000")) == [far.pk]
+
+
+@pytest.mark.parametrize("within", ["soon", "0", "-5", "7y", "%00"])
 def test_a_bad_within_is_a_400_naming_it(mind, within):
     response = mind.agent.get(f"/memory/expiring?within={within}")
     assert response.status_code == 400
