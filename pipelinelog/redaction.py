@@ -45,6 +45,13 @@ def is_secret_key(key: object) -> bool:
 def redact_text(text: str) -> str:
     if text.startswith(MIND_KEY_MARKER):
         return REDACTED
+    if "\x00" in text:  # PostgreSQL's jsonb takes no NUL character
+        text = text.replace("\x00", "\ufffd")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (valid in JSON input, not in UTF-8 or jsonb)
+            text = text.encode("utf-8", "replace").decode("utf-8")
     if "mk_" in text:
         text = _MIND_KEY_IN_TEXT.sub(REDACTED, text)
     if "eyJ" in text:
@@ -62,7 +69,7 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {str(k): (REDACTED if is_secret_key(k) else redact(v)) for k, v in value.items()}
+        return {redact_text(str(k)): (REDACTED if is_secret_key(k) else redact(v)) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [redact(item) for item in value]
     if isinstance(value, datetime.datetime | datetime.date | datetime.time):

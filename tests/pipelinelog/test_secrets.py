@@ -3,7 +3,7 @@
 Every endpoint of the URLconf is called with every method its view allows, once with a Mind
 Key and once with a JWT in the Authorization header, each time with the key, the token and
 the password also in the query string and in the body (as fields and inside free text).
-Every row the writer inserts is captured before it reaches the table — so rows of a mind
+Every record the writer copies into the table is captured on its way — so rows of a mind
 deleted later in the run are checked too — and searched for those strings and for any key
 or token the responses handed out.
 """
@@ -20,7 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from memories.models import MindShare
 from memories.services.accounts import mind_key_issue
-from pipelinelog.models import LogEntry
+from pipelinelog import writer as writer_module
 from tests.conftest import PASSWORD, client_with_token, jwt_for
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,7 @@ MARKER = "remember-this-marker"
 _PARAM = re.compile(r"<(?:\w+:)?(\w+)>")
 _HANDED_OUT = re.compile(r"mk_[0-9a-f]{8}_[A-Za-z0-9_\-]+|eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+")
 METHODS = ("get", "post", "put", "patch", "delete")
+KIND, CONTENT = writer_module._COLUMNS.index("kind"), writer_module._COLUMNS.index("content")
 
 
 def _endpoints() -> list[tuple[str, object, list[str]]]:
@@ -62,18 +63,17 @@ def _path(route: str, values: dict[str, str]) -> str:
 
 
 @pytest.fixture
-def captured(monkeypatch) -> list[LogEntry]:
-    rows: list[LogEntry] = []
-    manager = LogEntry.objects
-    original = manager.bulk_create
+def captured(monkeypatch) -> list[tuple]:
+    """Every record exactly as the writer hands it to COPY (content as its JSON text)."""
+    records: list[tuple] = []
+    original = writer_module._copy_records
 
-    def recording(objs, *args, **kwargs):
-        objs = list(objs)
-        rows.extend(objs)
-        return original(objs, *args, **kwargs)
+    def recording(batch: list[tuple]) -> None:
+        records.extend(batch)
+        original(batch)
 
-    monkeypatch.setattr(manager, "bulk_create", recording)
-    return rows
+    monkeypatch.setattr(writer_module, "_copy_records", recording)
+    return records
 
 
 def test_no_mind_key_jwt_or_password_reaches_any_log_row_of_any_endpoint(owner, mind, reader, captured):
@@ -127,12 +127,9 @@ def test_no_mind_key_jwt_or_password_reaches_any_log_row_of_any_endpoint(owner, 
     # The admin's login form (form-encoded, not JSON).
     Client().post("/admin/login/", {"username": owner.user.email, "password": PASSWORD})
 
-    texts = [
-        json.dumps([row.turn_id, row.source, row.node, row.kind, row.content, row.mind_id], ensure_ascii=False)
-        for row in captured
-    ]
+    texts = [json.dumps([str(value) for value in record], ensure_ascii=False) for record in captured]
     everything = "\n".join(texts)
-    request_inputs = [row for row in captured if row.kind == "input" and isinstance(row.content, dict)]
+    request_inputs = [record for record in captured if record[KIND] == "input" and record[CONTENT]]
     assert len(request_inputs) >= calls, "some requests left no input row"
     assert MARKER in everything, "bodies are not logged at all, so their absence of secrets proves nothing"
     assert "[redacted]" in everything

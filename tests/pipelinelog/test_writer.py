@@ -61,6 +61,26 @@ def test_a_failed_flush_is_logged_its_rows_dropped_and_the_next_flush_works(buff
 
 
 @pytest.mark.django_db
+def test_one_bad_row_does_not_take_the_rest_of_its_batch_with_it(buffered, caplog):
+    buffered.submit([row(n=1), row(kind="k" * 50), row(n=3)])
+
+    with caplog.at_level(logging.ERROR, logger="pipelinelog.writer"):
+        assert buffered.flush() == 2
+
+    assert sorted(LogEntry.objects.values_list("content__n", flat=True)) == [1, 3]
+    assert "1 rows were dropped" in caplog.text
+
+
+@pytest.mark.django_db
+def test_text_jsonb_cannot_hold_is_replaced_instead_of_failing_the_row(buffered):
+    odd = Row(timezone.now(), "T", None, "system", "tests.writer", "note", {"t": "a\x00b\ud800c"}, None)
+    buffered.submit([odd])
+
+    assert buffered.flush() == 1
+    assert LogEntry.objects.get().content == {"t": "a\ufffdb?c"}
+
+
+@pytest.mark.django_db
 def test_rows_of_a_mind_deleted_before_the_flush_are_left_out_and_the_rest_written(buffered, mind):
     buffered.submit([row(mind_id="m_gone12345", n=1), row(mind_id=mind.mind.pk, n=2), row(n=3)])
 
