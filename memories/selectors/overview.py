@@ -188,53 +188,72 @@ class GraphEdge:
     shared_tags: list[str]
 
 
-def tag_edges(nodes: list[tuple[str, list[str]]]) -> list[GraphEdge]:
+@dataclass(frozen=True)
+class TagGraph:
+    edges: list[GraphEdge]  # the heaviest `max_edges`
+    edge_count: int  # all edges found
+    components: int  # connected components; an isolated node is one
+    isolated: int  # nodes without an edge
+
+
+def tag_graph(nodes: list[tuple[str, list[str]]], *, max_edges: int = GRAPH_MAX_EDGES) -> TagGraph:
     """Pure: an edge for every pair of nodes sharing tags, weight = shared / max(len(tags_a), len(tags_b)).
 
-    `nodes` is `[(id, tags)]`; pairs are found through a tag → nodes index, so nodes without a
-    common tag are never compared. Sorted by weight (desc), ties in node order; `source` is the
-    node that comes first in `nodes`.
+    `nodes` is `[(id, tags)]` (tags de-duplicated). Counting runs in numpy over an n×n matrix
+    (n ≤ 1000), so a mind whose memories all share one tag costs milliseconds, not a Python loop
+    per pair. Edges come heaviest first, ties in node order; `source` is the node that comes
+    first in `nodes`.
     """
+    count = len(nodes)
+    shared = np.zeros((count, count), dtype=np.int32)
     by_tag: dict[str, list[int]] = defaultdict(list)
     for position, (_, tags) in enumerate(nodes):
         for tag in set(tags):
             by_tag[tag].append(position)
-    shared: dict[tuple[int, int], int] = defaultdict(int)
     for positions in by_tag.values():
-        for i, a in enumerate(positions):
-            for b in positions[i + 1 :]:
-                shared[(a, b)] += 1
+        if len(positions) > 1:
+            index = np.array(positions)
+            shared[np.ix_(index, index)] += 1
+    sources, targets = np.nonzero(np.triu(shared, k=1))
+    sizes = np.array([len(set(tags)) for _, tags in nodes] or [0], dtype=np.float64)
+    weights = np.round(shared[sources, targets] / np.maximum(sizes[sources], sizes[targets]), 4)
+    order = np.lexsort((targets, sources, -weights))[:max_edges]
     edges = []
-    for (a, b), count in sorted(shared.items()):
-        (id_a, tags_a), (id_b, tags_b) = nodes[a], nodes[b]
-        common = set(tags_b)
+    for position in order:
+        (id_a, tags_a), (id_b, tags_b) = nodes[sources[position]], nodes[targets[position]]
+        theirs = set(tags_b)
         edges.append(
             GraphEdge(
                 source=id_a,
                 target=id_b,
-                weight=round(count / max(len(set(tags_a)), len(common)), 4),
-                shared_tags=[tag for tag in dict.fromkeys(tags_a) if tag in common],
+                weight=float(weights[position]),
+                shared_tags=[tag for tag in dict.fromkeys(tags_a) if tag in theirs],
             )
         )
-    edges.sort(key=lambda edge: -edge.weight)  # stable: ties stay in node order
-    return edges
+    adjacent = (shared > 0) & ~np.eye(count, dtype=bool)
+    return TagGraph(
+        edges=edges,
+        edge_count=len(sources),
+        components=_components(adjacent),
+        isolated=int(np.count_nonzero(~adjacent.any(axis=1))),
+    )
 
 
-def connected_components(node_ids: list[str], edges: list[GraphEdge]) -> int:
-    """Pure: the number of connected components (union-find); an isolated node is one."""
-    parent = {node_id: node_id for node_id in node_ids}
-
-    def root(node_id: str) -> str:
-        while parent[node_id] != node_id:
-            parent[node_id] = parent[parent[node_id]]
-            node_id = parent[node_id]
-        return node_id
-
-    for edge in edges:
-        a, b = root(edge.source), root(edge.target)
-        if a != b:
-            parent[a] = b
-    return len({root(node_id) for node_id in node_ids})
+def _components(adjacent: np.ndarray) -> int:
+    """Connected components of a symmetric boolean adjacency matrix (breadth-first, row-wise)."""
+    unvisited = np.ones(len(adjacent), dtype=bool)
+    components = 0
+    for start in range(len(adjacent)):
+        if not unvisited[start]:
+            continue
+        components += 1
+        unvisited[start] = False
+        frontier = np.zeros(len(adjacent), dtype=bool)
+        frontier[start] = True
+        while frontier.any():
+            frontier = adjacent[frontier].any(axis=0) & unvisited
+            unvisited &= ~frontier
+    return components
 
 
 def mind_graph(
@@ -263,8 +282,7 @@ def mind_graph(
     )
     truncated = len(rows) > max_nodes
     rows = rows[:max_nodes]
-    node_ids = [memory.pk for memory in rows]
-    edges = tag_edges([(memory.pk, list(memory.tags)) for memory in rows])
+    graph = tag_graph([(memory.pk, list(memory.tags)) for memory in rows])
     pairs = len(rows) * (len(rows) - 1) / 2
     return {
         "nodes": [
@@ -288,17 +306,17 @@ def mind_graph(
                 "weight": edge.weight,
                 "shared_tags": edge.shared_tags,
             }
-            for edge in edges[:GRAPH_MAX_EDGES]
+            for edge in graph.edges
         ]
         if include_edges
         else [],
         "stats": {
             "nodes": len(rows),
-            "edges": len(edges),
-            "edges_returned": min(len(edges), GRAPH_MAX_EDGES) if include_edges else 0,
-            "density": round(len(edges) / pairs, 4) if pairs else 0.0,
-            "components": connected_components(node_ids, edges),
-            "isolated": len(set(node_ids) - {e.source for e in edges} - {e.target for e in edges}),
+            "edges": graph.edge_count,
+            "edges_returned": len(graph.edges) if include_edges else 0,
+            "density": round(graph.edge_count / pairs, 4) if pairs else 0.0,
+            "components": graph.components,
+            "isolated": graph.isolated,
             "nodes_truncated": truncated,
         },
     }

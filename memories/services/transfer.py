@@ -82,8 +82,10 @@ def mind_export_json(*, mind: Mind) -> Iterator[str]:
         },
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
+    # One serializer for all rows: building its fields per row would cost more than the rest.
+    shape = MemorySerializer()
     for position, memory in enumerate(_export_rows(mind)):
-        yield ("," if position else "") + "\n" + json.dumps(MemorySerializer(memory).data, ensure_ascii=False)
+        yield ("," if position else "") + "\n" + json.dumps(shape.to_representation(memory), ensure_ascii=False)
     yield '\n], "knots": [], "edges": [], "entities": [], "goals": []}\n'
 
 
@@ -110,8 +112,9 @@ def mind_export_csv(*, mind: Mind) -> Iterator[str]:
     """One row per memory (oldest first) under a header row; RFC 4180 quoting (csv module)."""
     writer = csv.writer(_Echo(), lineterminator="\r\n")
     yield writer.writerow(CSV_COLUMNS)
+    shape = MemorySerializer()
     for memory in _export_rows(mind):
-        data = MemorySerializer(memory).data
+        data = shape.to_representation(memory)
         yield writer.writerow([_csv_cell(name, data[name]) for name in CSV_COLUMNS])
 
 

@@ -3,12 +3,13 @@ nodes, shared tags as edges)."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from memories.selectors.overview import GraphEdge, connected_components, tag_edges
+from memories.selectors.overview import GraphEdge, tag_graph
 from tests.memories.insights_support import T0, agent_caller, minutes, remember
 
 pytestmark = pytest.mark.django_db
@@ -89,20 +90,36 @@ def test_a_human_reader_sees_related_memories_without_naming_the_mind(web, reade
 
 
 def test_edges_weigh_shared_tags_against_the_larger_tag_set():
-    edges = tag_edges([("a", ["x", "y", "z", "w"]), ("b", ["x", "y"]), ("c", ["q"]), ("d", ["y", "q"])])
+    graph = tag_graph([("a", ["x", "y", "z", "w"]), ("b", ["x", "y"]), ("c", ["q"]), ("d", ["y", "q"])])
     # a-b share x, y: 2 / max(4, 2); b-d share y: 1 / 2; c-d share q: 1 / 2; a-d share y: 1 / 4.
-    assert edges == [
+    assert graph.edges == [
         GraphEdge(source="a", target="b", weight=0.5, shared_tags=["x", "y"]),
         GraphEdge(source="b", target="d", weight=0.5, shared_tags=["y"]),
         GraphEdge(source="c", target="d", weight=0.5, shared_tags=["q"]),
         GraphEdge(source="a", target="d", weight=0.25, shared_tags=["y"]),
     ]
+    assert (graph.edge_count, graph.components, graph.isolated) == (4, 1, 0)
+
+
+def test_only_the_heaviest_edges_are_returned_but_all_are_counted():
+    graph = tag_graph([("a", ["x"]), ("b", ["x", "y"]), ("c", ["x", "y"])], max_edges=1)
+    # b-c share x, y: 2 / 2 = 1.0; a-b and a-c share x: 1 / 2.
+    assert graph.edges == [GraphEdge(source="b", target="c", weight=1.0, shared_tags=["x", "y"])]
+    assert graph.edge_count == 3
 
 
 def test_components_count_isolated_nodes_as_their_own():
-    edges = [GraphEdge("a", "b", 1.0, ["x"]), GraphEdge("c", "d", 1.0, ["y"]), GraphEdge("b", "c", 1.0, ["z"])]
-    assert connected_components(["a", "b", "c", "d", "e"], edges) == 2
-    assert connected_components(["a", "b"], []) == 2
+    graph = tag_graph([("a", ["x"]), ("b", ["x", "z"]), ("c", ["z", "y"]), ("d", ["y"]), ("e", ["w"]), ("f", [])])
+    # a-b-c-d form one chain; e and f are alone.
+    assert (graph.components, graph.isolated) == (3, 2)
+    assert tag_graph([]).components == 0
+
+
+def test_a_thousand_nodes_sharing_one_tag_are_counted_quickly():
+    started = time.perf_counter()
+    graph = tag_graph([(f"n{i}", ["common", f"own{i}"]) for i in range(1000)])
+    assert (graph.edge_count, len(graph.edges), graph.components) == (499_500, 5000, 1)
+    assert time.perf_counter() - started < 2.0
 
 
 # --- graph: the endpoint --------------------------------------------------------------------
