@@ -63,6 +63,8 @@ def mind_require(*, user, mind: Mind, need: Access) -> Access:
     level = mind_access_of(user=user, mind=mind)
     if level is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)
+    # The caller can see the mind: the request's log rows belong to it (a refused write included).
+    current_span().bind_mind(mind)
     if level < need:
         raise exceptions.PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")
     return level
@@ -77,10 +79,7 @@ def mind_get_for(*, user, mind_id: str, need: Access) -> tuple[Mind, Access]:
     mind = Mind.objects.select_related("owner").filter(pk=mind_id).first()
     if mind is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)
-    level = mind_require(user=user, mind=mind, need=need)
-    # Only now that access is granted: the request's log rows belong to this mind.
-    current_span().bind_mind(mind)
-    return mind, level
+    return mind, mind_require(user=user, mind=mind, need=need)
 
 
 def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:

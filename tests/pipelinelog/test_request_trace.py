@@ -157,3 +157,20 @@ def test_long_bodies_are_summarized_not_copied(mind):
     assert body["content"].startswith("x" * 500)
     assert body["content"].endswith("(+4500 chars)")
     assert len(body["tags"]) == 21
+
+
+def test_a_human_reading_a_memory_by_id_logs_into_the_memorys_mind(owner, mind):
+    stored = mind.agent.post("/memory", {"category": "fact", "content": "Anna is my sister"}, format="json")
+
+    response = owner.client.get(f"/memory/{stored.json()['id']}", HTTP_X_TURN_ID="T-read-one")
+
+    assert response.status_code == 200
+    assert set(LogEntry.objects.filter(turn_id="T-read-one").values_list("mind_id", flat=True)) == {mind.mind.pk}
+
+
+@PROBE
+def test_a_reader_refused_a_write_is_logged_into_the_mind_they_can_see(reader, mind):
+    response = reader.client.post(f"/probe?mind={mind.mind.pk}", {}, format="json", HTTP_X_TURN_ID="T-ro")
+
+    assert response.status_code == 403
+    assert set(LogEntry.objects.filter(turn_id="T-ro").values_list("mind_id", flat=True)) == {mind.mind.pk}
