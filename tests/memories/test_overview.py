@@ -235,3 +235,39 @@ def test_a_bad_period_answers_400_listing_the_allowed_ones(mind):
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["period"]
     assert "hour, day, week, month, year" in response.json()["error"]["fields"]["period"][0]
+
+
+# --- access, for every read endpoint of recall, the overviews and export ---------------------
+
+READ_PATHS = [
+    "/memory/recall",
+    "/memory/stats",
+    "/memory/health",
+    "/memory/tags",
+    "/memory/timeline",
+    "/memory/graph",
+    "/memory/contradictions",
+    "/mind/export",
+]
+
+
+@pytest.mark.parametrize("path", READ_PATHS)
+def test_every_overview_needs_credentials(api, path):
+    assert api.get(path).status_code == 401
+
+
+@pytest.mark.parametrize("path", READ_PATHS)
+def test_an_outsider_naming_the_mind_gets_404(mind, outsider, path):
+    response = outsider.client.get(path, {"mind": mind.mind.pk})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("path", READ_PATHS)
+def test_a_reader_naming_the_mind_may_read(mind, reader, path):
+    assert reader.client.get(path, {"mind": mind.mind.pk}).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/memory/compact", "/mind/import"])
+def test_writes_need_credentials(api, path):
+    assert api.post(path, {}, format="json").status_code == 401
