@@ -12,7 +12,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
-from memories.api.serializers import MAX_TAG_CHARS
+from memories.limits import MAX_TAG_CHARS
 from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source
 from memoryproject.fields import choices_help
 

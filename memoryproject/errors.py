@@ -19,9 +19,15 @@ def error_response(
 
 
 class Conflict(APIException):
+    """409. `fields` names the fields whose values collide, like a validation error does."""
+
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"
     default_detail = "The request conflicts with the current state."
+
+    def __init__(self, detail: str | None = None, *, fields: dict[str, list[str]] | None = None):
+        super().__init__(detail)
+        self.fields = fields or {}
 
 
 class PayloadTooLarge(APIException):

@@ -66,5 +66,5 @@ def api_exception_handler(exc, context):
     else:
         message = str(detail)
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
-    response.data = error_body(_CODE_NAMES.get(code, code), message)
+    response.data = error_body(_CODE_NAMES.get(code, code), message, getattr(exc, "fields", None))
     return response

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memoryproject.timeinput import parse_time
@@ -61,6 +62,8 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+# In the schema: an ISO 8601 string (epoch seconds are accepted too, see the description).
+@extend_schema_field({"type": "string", "format": "date-time", "description": "ISO 8601 or epoch seconds"})
 class FlexibleTimeField(serializers.Field):
     """ISO 8601 or epoch seconds in; ISO 8601 UTC out."""
 

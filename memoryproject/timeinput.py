@@ -57,6 +57,8 @@ def parse_duration(value: object) -> timedelta:
         raise ValueError(f"{value!r} is not a duration. {DURATION_HELP}")
     amount = float(match.group(1))
     seconds = amount * DURATION_UNITS[match.group(2) or "s"]
-    if seconds <= 0 or seconds > MAX_EPOCH_SECONDS:
-        raise ValueError(f"{value!r} is out of range; it must be more than 0 seconds.")
+    if seconds <= 0:
+        raise ValueError(f"{value!r} is not a duration; it must be more than 0 seconds.")
+    if seconds > MAX_EPOCH_SECONDS:
+        raise ValueError(f"{value!r} is too long; the longest duration is {MAX_EPOCH_SECONDS} seconds.")
     return timedelta(seconds=seconds)

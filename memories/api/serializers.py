@@ -8,6 +8,16 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from memories.limits import (
+    MAX_ATTRIBUTES_BYTES,
+    MAX_CONTENT_CHARS,
+    MAX_ENTITIES,
+    MAX_ENTITY_CHARS,
+    MAX_EVENT_TIME_CHARS,
+    MAX_KEY_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+)
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
 from memoryproject.fields import (
     FlexibleTimeField,
@@ -18,16 +28,6 @@ from memoryproject.fields import (
 from memoryproject.pagination import MAX_PAGE_LIMIT
 from memoryproject.timeinput import parse_duration
 from synapses.emotions import emotion_canonical, known_emotion_labels
-
-# Limits of the memory object (02-memory-api.md → "The memory object").
-MAX_CONTENT_CHARS = 50_000  # characters, after trimming
-MAX_KEY_CHARS = 128
-MAX_TAGS = 20
-MAX_TAG_CHARS = 64
-MAX_ENTITIES = 20
-MAX_ENTITY_CHARS = 100
-MAX_ATTRIBUTES_BYTES = 16 * 1024  # serialized JSON, UTF-8
-MAX_EVENT_TIME_CHARS = 200
 
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$"
 KEY_HELP = (

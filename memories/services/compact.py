@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.access import Caller
-from memories.api.serializers import MAX_CONTENT_CHARS
+from memories.limits import MAX_CONTENT_CHARS
 from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Mind, Source
 from memories.selectors.recall import current_filter
 from memories.services.memory import memory_store

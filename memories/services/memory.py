@@ -263,9 +263,10 @@ def _locked(memory: Memory) -> Memory:
 
 def _key_taken_conflict(category: str, key: str, holder_id: str | None) -> Conflict:
     holder = f" ({holder_id})" if holder_id else ""
+    reason = f"Another memory of this mind{holder} already has category {category!r} and key {key!r}."
     return Conflict(
-        f"category, key: another memory of this mind{holder} already has category {category!r} and key "
-        f"{key!r}. Choose another key or category, or update that memory instead."
+        f"category, key: {reason} Choose another key or category, or update that memory instead.",
+        fields={"category": [reason], "key": [reason]},
     )
 
 

@@ -71,8 +71,9 @@ def test_moving_a_memory_onto_a_taken_category_and_key_is_a_conflict(mind):
     assert response.status_code == 409
     error = response.json()["error"]
     assert error["code"] == "conflict"
-    assert error["message"].startswith("category, key: another memory of this mind")
+    assert error["message"].startswith("category, key: Another memory of this mind")
     assert "'fact'" in error["message"] and "'city'" in error["message"]
+    assert sorted(error["fields"]) == ["category", "key"]
     assert Memory.objects.get(pk=other["id"]).category == "note"
     assert not MemoryAudit.objects.filter(memory_id=other["id"], action="updated").exists()
 
