@@ -89,6 +89,15 @@ class SemanticSearchQuerySerializer(StrictQuerySerializer):
     )
 
 
+def _memory_part(result_serializer: serializers.Serializer, memory) -> dict:
+    """The memory object of a hit. One MemorySerializer per result list, not per hit: building a
+    serializer copies all its fields, which cost more than the whole search query."""
+    memory_serializer = getattr(result_serializer, "_memory_serializer", None)
+    if memory_serializer is None:
+        memory_serializer = result_serializer._memory_serializer = MemorySerializer(context=result_serializer.context)
+    return memory_serializer.to_representation(memory)
+
+
 class SearchResultSerializer(MemorySerializer):
     """A memory found by /memory/search."""
 
@@ -98,11 +107,7 @@ class SearchResultSerializer(MemorySerializer):
     )
 
     def to_representation(self, hit):
-        return {
-            **MemorySerializer(hit.memory, context=self.context).data,
-            "score": hit.score,
-            "matched": list(hit.matched),
-        }
+        return {**_memory_part(self, hit.memory), "score": hit.score, "matched": list(hit.matched)}
 
 
 class SemanticResultSerializer(MemorySerializer):
@@ -111,7 +116,7 @@ class SemanticResultSerializer(MemorySerializer):
     similarity = serializers.FloatField(help_text="Cosine similarity to the query (-1–1).")
 
     def to_representation(self, hit):
-        return {**MemorySerializer(hit.memory, context=self.context).data, "similarity": hit.similarity}
+        return {**_memory_part(self, hit.memory), "similarity": hit.similarity}
 
 
 class SearchResponseSerializer(serializers.Serializer):

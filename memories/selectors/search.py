@@ -9,10 +9,12 @@ the choices and what was measured.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
+from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import CharField, F, Q, QuerySet, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -27,10 +29,9 @@ from pipelinelog.spans import current_span
 RRF_K = 60
 # Candidates each list contributes before fusion (rows), at least; more when `limit` is larger.
 SEARCH_MIN_CANDIDATES = 50
-# pgvector's HNSW scan returns at most `hnsw.ef_search` rows (default 40) and applies WHERE
-# filters (mind, expiry) after the scan, so it is raised per query to cover the candidates.
-# 1000 is pgvector's maximum.
-HNSW_MIN_EF_SEARCH = 100
+# pgvector's HNSW scan returns at most `hnsw.ef_search` rows and applies WHERE filters (mind,
+# expiry) after the scan, so each query raises it to settings.SYNAPSE_HNSW_EF_SEARCH, and to
+# the candidate count when that is larger, up to pgvector's maximum (rows).
 HNSW_MAX_EF_SEARCH = 1000
 # Configurations the stored `search_vector` holds (memories.models.Memory.search_vector): the
 # query is parsed in each and the three are OR-ed, so a word matches as written or as a stem.
@@ -54,7 +55,7 @@ class SemanticHit:
     similarity: float  # cosine similarity, 1 - cosine distance
 
 
-def _live(memories: QuerySet[Memory]) -> QuerySet[Memory]:
+def live(memories: QuerySet[Memory]) -> QuerySet[Memory]:
     """Expired memories leave search (they stay stored)."""
     return memories.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
 
@@ -70,19 +71,19 @@ def _text_query(q: str):
 
 def _ef_search_for(candidates: int) -> None:
     """Let this transaction's HNSW scans return enough rows for `candidates` after filtering."""
-    ef_search = min(max(HNSW_MIN_EF_SEARCH, candidates), HNSW_MAX_EF_SEARCH)
+    ef_search = min(max(settings.SYNAPSE_HNSW_EF_SEARCH, candidates), HNSW_MAX_EF_SEARCH)
     with connection.cursor() as cursor:
         # SET LOCAL cannot take a bind parameter; the value is an int we computed.
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
 
 
-def _nearest(memories: QuerySet[Memory], vector, candidates: int) -> list[Memory]:
+def nearest_queryset(memories: QuerySet[Memory], vector, candidates: int) -> QuerySet[Memory]:
     """The `candidates` memories nearest to `vector`, nearest first, each with `.distance`.
 
     Ordered by the distance alone (no tie-breaker column): only then can PostgreSQL walk the
     HNSW index instead of computing every distance.
     """
-    return list(
+    return (
         memories.filter(embedding__isnull=False)
         .annotate(distance=CosineDistance("embedding", vector))
         .order_by("distance")[:candidates]
@@ -95,60 +96,98 @@ def memories_search(
     """GET /memory/search: full-text and vector candidates of the mind, fused by reciprocal rank.
 
     `q` is raw text (websearch syntax: quotes, OR, -word). At most `limit` hits, best first;
-    expired memories left out. Three queries whatever the number of hits.
+    expired memories left out. The same three statements whatever the number of hits: the
+    ef_search setting, both candidate lists in one UNION ALL (ids only), the hits' rows.
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
-    memories = _live(memories_of(mind_id))
+    memories = live(memories_of(mind_id))
     if tag:
         memories = memories.filter(tags__contains=[tag])
     if category:
         memories = memories.filter(category=category)
     text_query = _text_query(q)
-    vector = get_embedder().embed([q])[0]
-    with transaction.atomic():
-        by_text = list(
-            memories.filter(search_vector=text_query)
-            .annotate(rank=SearchRank(F("search_vector"), text_query, cover_density=True))
-            .order_by("-rank", "-updated_at", "id")[:candidates]
+    embedder = get_embedder()
+    vector = embedder.embed([q])[0]
+    columns = ("pk", "updated_at", "found_by", "score")
+    by_text = (
+        memories.filter(search_vector=text_query)
+        .annotate(
+            found_by=Value(MATCHED_TEXT, output_field=CharField()),
+            score=SearchRank(F("search_vector"), text_query, cover_density=True),
         )
+        .order_by("-score", "-updated_at", "id")
+        .values_list(*columns)[:candidates]
+    )
+    by_vector = (
+        memories.filter(embedding__isnull=False)
+        .annotate(
+            found_by=Value(MATCHED_VECTOR, output_field=CharField()),
+            score=CosineDistance("embedding", vector),
+        )
+        .order_by("score")  # the distance alone: the HNSW index delivers rows in this order
+        .values_list(*columns)[:candidates]
+    )
+    with transaction.atomic():
         _ef_search_for(candidates)
-        by_vector = _nearest(memories, vector, candidates)
-
-    floor = getattr(get_embedder(), "search_min_similarity", 0.0)
-    by_vector = [memory for memory in by_vector if 1.0 - memory.distance >= floor]
-    hits = _fuse({MATCHED_TEXT: by_text, MATCHED_VECTOR: by_vector})[:limit]
+        rows = list(by_text.union(by_vector, all=True))
+        fused = _fuse(_ranked_lists(rows, floor=getattr(embedder, "search_min_similarity", 0.0)))[:limit]
+        memory_of = memories_of(mind_id).in_bulk([pk for pk, _, _ in fused])
+    hits = [
+        SearchHit(memory=memory_of[pk], score=score, matched=matched) for pk, score, matched in fused if pk in memory_of
+    ]
     current_span().db_read(
         {
             "table": "memories_memory",
             "operation": "search",
-            "text_candidates": len(by_text),
-            "vector_candidates": len(by_vector),
+            "candidates": len(rows),
             "results": len(hits),
         }
     )
     return hits
 
 
-def _fuse(ranked: dict[str, list[Memory]]) -> list[SearchHit]:
-    """Reciprocal rank fusion of ranked lists (rank 1 = best) into one list, best first.
+@dataclass(frozen=True)
+class Candidate:
+    pk: str
+    updated_at: datetime
 
-    Ties (equal scores) go to the hit with the better single rank, then the more recently updated.
+
+def _ranked_lists(rows: list[tuple], *, floor: float) -> dict[str, list[Candidate]]:
+    """Split the UNION ALL rows (pk, updated_at, found_by, score) into the two ranked lists.
+
+    Re-sorted here in each branch's own order, because SQL does not promise that UNION ALL keeps
+    it. Vector rows below the embedder's `floor` similarity are dropped: for that embedder they
+    are unrelated texts, and fusion would otherwise return them for any query.
+    """
+    text = sorted(
+        (row for row in rows if row[2] == MATCHED_TEXT), key=lambda row: (-row[3], -row[1].timestamp(), row[0])
+    )
+    vector = sorted(
+        (row for row in rows if row[2] == MATCHED_VECTOR and 1.0 - row[3] >= floor), key=lambda row: (row[3], row[0])
+    )
+    return {
+        MATCHED_TEXT: [Candidate(pk=row[0], updated_at=row[1]) for row in text],
+        MATCHED_VECTOR: [Candidate(pk=row[0], updated_at=row[1]) for row in vector],
+    }
+
+
+def _fuse(ranked: dict[str, list[Candidate]]) -> list[tuple[str, float, tuple[str, ...]]]:
+    """Reciprocal rank fusion of ranked lists (rank 1 = best) into (pk, score, matched), best first.
+
+    Ties (equal scores) go to the candidate with the better single rank, then the more recently updated.
     """
     scores: dict[str, float] = {}
     best_rank: dict[str, int] = {}
     matched: dict[str, list[str]] = {}
-    memory_of: dict[str, Memory] = {}
-    for list_name, memories in ranked.items():
-        for rank, memory in enumerate(memories, start=1):
-            scores[memory.pk] = scores.get(memory.pk, 0.0) + 1.0 / (RRF_K + rank)
-            best_rank[memory.pk] = min(best_rank.get(memory.pk, rank), rank)
-            matched.setdefault(memory.pk, []).append(list_name)
-            memory_of.setdefault(memory.pk, memory)
-    order = sorted(
-        scores,
-        key=lambda pk: (-scores[pk], best_rank[pk], -memory_of[pk].updated_at.timestamp(), pk),
-    )
-    return [SearchHit(memory=memory_of[pk], score=scores[pk], matched=tuple(matched[pk])) for pk in order]
+    updated_at: dict[str, datetime] = {}
+    for list_name, candidates in ranked.items():
+        for rank, candidate in enumerate(candidates, start=1):
+            scores[candidate.pk] = scores.get(candidate.pk, 0.0) + 1.0 / (RRF_K + rank)
+            best_rank[candidate.pk] = min(best_rank.get(candidate.pk, rank), rank)
+            matched.setdefault(candidate.pk, []).append(list_name)
+            updated_at.setdefault(candidate.pk, candidate.updated_at)
+    order = sorted(scores, key=lambda pk: (-scores[pk], best_rank[pk], -updated_at[pk].timestamp(), pk))
+    return [(pk, scores[pk], tuple(matched[pk])) for pk in order]
 
 
 def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: float) -> list[SemanticHit]:
@@ -157,7 +196,7 @@ def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: flo
     vector = get_embedder().embed([q])[0]
     with transaction.atomic():
         _ef_search_for(limit)
-        nearest = _nearest(_live(memories_of(mind_id)), vector, limit)
+        nearest = list(nearest_queryset(live(memories_of(mind_id)), vector, limit))
     hits = [SemanticHit(memory=memory, similarity=1.0 - memory.distance) for memory in nearest]
     hits = [hit for hit in hits if hit.similarity >= threshold]
     current_span().db_read(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from types import SimpleNamespace
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 import pytest
@@ -16,7 +15,7 @@ from hypothesis import strategies as st
 
 from memories.access import caller_of
 from memories.models import Memory
-from memories.selectors.search import RRF_K, _fuse
+from memories.selectors.search import RRF_K, Candidate, _fuse
 from memories.services.memory import memory_store
 from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — registers the `fake_server` fixture
 
@@ -137,20 +136,20 @@ def test_unrelated_memories_are_not_returned(mind):
     assert response.json() == {"query": "chocolate", "limit": 20, "count": 0, "results": []}
 
 
-def _memory(pk: str, minutes_ago: int) -> SimpleNamespace:
-    return SimpleNamespace(pk=pk, updated_at=timezone.now() - timedelta(minutes=minutes_ago))
+def _candidate(pk: str, minutes_ago: int) -> Candidate:
+    return Candidate(pk=pk, updated_at=timezone.now() - timedelta(minutes=minutes_ago))
 
 
 def test_fusion_adds_reciprocal_ranks_and_breaks_ties_by_best_rank_then_recency():
-    a, b, c, d = _memory("a", 1), _memory("b", 5), _memory("c", 1), _memory("d", 2)
+    a, b, c, d = _candidate("a", 1), _candidate("b", 5), _candidate("c", 1), _candidate("d", 2)
     fused = _fuse({"text": [a, b, c], "vector": [c, d]})
-    assert [(hit.memory.pk, hit.matched) for hit in fused] == [
+    assert [(pk, matched) for pk, _, matched in fused] == [
         ("c", ("text", "vector")),  # 1/63 + 1/61
         ("a", ("text",)),  # 1/61
         ("d", ("vector",)),  # 1/62, best rank 2, updated 2 minutes ago
         ("b", ("text",)),  # 1/62, best rank 2, updated 5 minutes ago
     ]
-    assert [hit.score for hit in fused] == pytest.approx([1 / 63 + 1 / 61, 1 / 61, 1 / 62, 1 / 62])
+    assert [score for _, score, _ in fused] == pytest.approx([1 / 63 + 1 / 61, 1 / 61, 1 / 62, 1 / 62])
 
 
 # --- filters, limits, visibility -------------------------------------------------------------------

@@ -1,0 +1,84 @@
+"""Django set-up for a benchmark run, and the throw-away database it runs in.
+
+The benchmark uses the real settings (memoryproject.settings), so the same middleware,
+authentication, throttling and pipeline log run as in production, with three changes made
+through the environment before Django starts: DEBUG off (DEBUG records every query in memory),
+the hashing embedder, and a Mind Key throttle rate high enough for thousands of requests a minute.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+# The database the benchmark creates, fills and drops again.
+BENCH_DATABASE = "bench_synapse"
+# Requests per Mind Key per minute during a run; the real limit (1200/min) would answer 429.
+BENCH_THROTTLE_RATE = "1000000/min"
+
+
+def django_setup() -> None:
+    """Configure the environment and start Django (idempotent)."""
+    os.environ["DJANGO_SETTINGS_MODULE"] = "memoryproject.settings"
+    os.environ["DEBUG"] = "false"
+    os.environ.setdefault("SECRET_KEY", "bench-" + secrets.token_urlsafe(40))
+    os.environ["SYNAPSE_EMBEDDER"] = "hashing"
+    os.environ["THROTTLE_MIND_KEY"] = BENCH_THROTTLE_RATE
+    os.environ["WORKER_SYNC"] = "false"  # promotion is enqueued, as in production; no worker runs
+    os.environ["PIPELINE_LOG_SYNC"] = "false"  # the buffered writer thread, as in production
+    import logging
+
+    import django
+
+    django.setup()
+    # django-q2 logs every enqueued task at INFO; thousands of stores would bury the table.
+    logging.getLogger("django-q").setLevel(logging.WARNING)
+
+
+def _maintenance_connection():
+    """An autocommit psycopg connection to the server's `postgres` database, with the
+    connection parameters Django itself would use (socket folder, user, password, options)."""
+    import psycopg
+    from django.db import connection
+
+    params = connection.get_connection_params()
+    params["dbname"] = "postgres"
+    return psycopg.connect(**params, autocommit=True)
+
+
+def database_create() -> None:
+    """Create BENCH_DATABASE (dropping a leftover one), point Django at it, migrate it."""
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connections
+
+    connections.close_all()
+    with _maintenance_connection() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{BENCH_DATABASE}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{BENCH_DATABASE}"')
+    settings.DATABASES["default"]["NAME"] = BENCH_DATABASE
+    call_command("migrate", verbosity=0, interactive=False)
+    call_command("createcachetable", verbosity=0)
+
+
+def database_drop() -> None:
+    """Stop everything that holds a connection, then drop BENCH_DATABASE."""
+    from django.db import connections
+
+    from pipelinelog.writer import writer
+
+    writer.stop()  # its last flush goes into the bench database, before it is dropped
+    connections.close_all()
+    with _maintenance_connection() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{BENCH_DATABASE}" WITH (FORCE)')
+
+
+def server_versions() -> dict[str, str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        postgres = cursor.fetchone()[0]
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cursor.fetchone()
+    return {"postgres": postgres, "pgvector": row[0] if row else "not installed"}

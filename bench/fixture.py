@@ -1,0 +1,72 @@
+"""The data a benchmark runs on: a mind with N memories (bulk-inserted), plus other minds around it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench.corpus import memory_specs
+
+# Memories written per INSERT while building the fixture (rows).
+FIXTURE_BATCH_SIZE = 500
+
+
+@dataclass(frozen=True)
+class BenchMind:
+    mind_id: str
+    key: str  # plaintext Mind Key
+
+
+def _memories_insert(mind, count: int, *, seed: int) -> None:
+    from django.utils import timezone
+
+    from memories.embedders import get_embedder
+    from memories.models import Memory, Source, Speaker
+    from memories.services.memory import CONFIDENCE_OTHER, SALIENCE_BY_PRIORITY, content_hash_of
+
+    specs = memory_specs(count, seed=seed)
+    embedder = get_embedder()
+    now = timezone.now()
+    for start in range(0, len(specs), FIXTURE_BATCH_SIZE):
+        batch = specs[start : start + FIXTURE_BATCH_SIZE]
+        vectors = embedder.embed([spec.content for spec in batch])
+        Memory.objects.bulk_create(
+            [
+                Memory(
+                    mind=mind,
+                    category=spec.category,
+                    key=spec.key,
+                    content=spec.content,
+                    content_hash=content_hash_of(spec.content),
+                    tags=spec.tags,
+                    priority=spec.priority,
+                    source=Source.AGENT,
+                    speaker=Speaker.AGENT,
+                    confidence=CONFIDENCE_OTHER,
+                    salience=SALIENCE_BY_PRIORITY[spec.priority],
+                    embedding=vector,
+                    embedding_model=embedder.name,
+                    created_at=now,
+                    updated_at=now,
+                )
+                for spec, vector in zip(batch, vectors, strict=True)
+            ]
+        )
+
+
+def fixture_build(*, memories: int, other_minds: int, seed: int) -> BenchMind:
+    """The benchmarked mind with `memories` memories, and `other_minds` minds of the same size
+    owned by someone else (so every query has to filter by mind, as in a shared server)."""
+    from django.db import connection
+
+    from memories.services.accounts import mind_create, user_register
+
+    owner = user_register(email="bench@example.com", password="bench password that is long enough")
+    mind, issued = mind_create(owner=owner, name="Benchmark mind")
+    _memories_insert(mind, memories, seed=seed)
+    neighbour = user_register(email="neighbour@example.com", password="bench password that is long enough")
+    for index in range(other_minds):
+        other, _ = mind_create(owner=neighbour, name=f"Neighbour mind {index}")
+        _memories_insert(other, memories, seed=seed + 100 + index)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # fresh statistics, as autovacuum would have them after a while
+    return BenchMind(mind_id=mind.pk, key=issued.plaintext)

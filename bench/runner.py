@@ -1,0 +1,148 @@
+"""Timing requests and summarising the samples."""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import pstats
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from bench.scenarios import Comparison, Context, Scenario
+
+# Lines of a profile printed when a scenario is profiled (functions, by cumulative time).
+PROFILE_TOP_FUNCTIONS = 35
+
+
+@dataclass(frozen=True)
+class Timing:
+    name: str
+    method: str
+    path: str
+    n: int
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    mean_ms: float
+    target_p95_ms: float | None
+    errors: int  # responses with an unexpected status
+    first_error: str | None
+
+    @property
+    def passed(self) -> bool | None:
+        if self.target_p95_ms is None:
+            return None
+        return self.errors == 0 and self.p95_ms <= self.target_p95_ms
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "passed": self.passed}
+
+
+def summarise(scenario: Scenario, name: str, samples_ms: list[float], errors: list[str]) -> Timing:
+    values = np.asarray(samples_ms, dtype=float)
+    p50, p95, p99 = np.percentile(values, [50, 95, 99])
+    return Timing(
+        name=name,
+        method=scenario.method,
+        path=scenario.path,
+        n=len(values),
+        p50_ms=round(float(p50), 2),
+        p95_ms=round(float(p95), 2),
+        p99_ms=round(float(p99), 2),
+        mean_ms=round(float(values.mean()), 2),
+        target_p95_ms=scenario.target_p95_ms,
+        errors=len(errors),
+        first_error=errors[0] if errors else None,
+    )
+
+
+def _timed(request, index: int, expect: tuple[int, ...], errors: list[str]) -> float:
+    started = time.perf_counter()
+    response = request(index)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    if response.status_code not in expect:
+        errors.append(f"HTTP {response.status_code}: {response.content[:300]!r}")
+    return elapsed_ms
+
+
+def scenario_run(scenario: Scenario, ctx: Context) -> Timing:
+    request = scenario.make(ctx)
+    warm_errors: list[str] = []
+    for index in range(ctx.warmup):
+        _timed(request, index, scenario.expect_status, warm_errors)
+    errors: list[str] = []
+    samples = [
+        _timed(request, index, scenario.expect_status, errors) for index in range(ctx.warmup, ctx.warmup + ctx.requests)
+    ]
+    return summarise(scenario, scenario.name, samples, warm_errors + errors)
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    name: str
+    on: Timing
+    off: Timing
+    overhead_p95_pct: float
+    target_overhead_pct: float | None
+
+    @property
+    def passed(self) -> bool | None:
+        if self.target_overhead_pct is None:
+            return None
+        return self.overhead_p95_pct < self.target_overhead_pct
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "on": self.on.as_dict(),
+            "off": self.off.as_dict(),
+            "overhead_p95_pct": self.overhead_p95_pct,
+            "target_overhead_pct": self.target_overhead_pct,
+            "passed": self.passed,
+        }
+
+
+def comparison_run(comparison: Comparison, scenario: Scenario, ctx: Context) -> ComparisonResult:
+    """Alternate on/off request by request, so both see the same caches, data size and machine load."""
+    from django.test import override_settings
+
+    request = scenario.make(ctx)
+    off = override_settings(**comparison.off_settings)
+    errors_on: list[str] = []
+    errors_off: list[str] = []
+    samples_on: list[float] = []
+    samples_off: list[float] = []
+    for index in range(ctx.warmup + ctx.requests):
+        on_ms = _timed(request, 2 * index, scenario.expect_status, errors_on)
+        with off:
+            off_ms = _timed(request, 2 * index + 1, scenario.expect_status, errors_off)
+        if index >= ctx.warmup:
+            samples_on.append(on_ms)
+            samples_off.append(off_ms)
+    on_timing = summarise(scenario, f"{scenario.name} (on)", samples_on, errors_on)
+    off_timing = summarise(scenario, f"{scenario.name} ({_describe(comparison.off_settings)})", samples_off, errors_off)
+    overhead = (on_timing.p95_ms - off_timing.p95_ms) / off_timing.p95_ms * 100 if off_timing.p95_ms else 0.0
+    return ComparisonResult(comparison.name, on_timing, off_timing, round(overhead, 1), comparison.target_overhead_pct)
+
+
+def _describe(settings_change: dict) -> str:
+    return ", ".join(f"{name}={value}" for name, value in settings_change.items())
+
+
+def scenario_profile(scenario: Scenario, ctx: Context) -> str:
+    """cProfile of `ctx.requests` requests (after the warm-up): the top functions by cumulative time."""
+    request = scenario.make(ctx)
+    for index in range(ctx.warmup):
+        request(index)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for index in range(ctx.warmup, ctx.warmup + ctx.requests):
+        request(index)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("cumulative").print_stats(PROFILE_TOP_FUNCTIONS)
+    stats.sort_stats("tottime").print_stats(PROFILE_TOP_FUNCTIONS)
+    return out.getvalue()
