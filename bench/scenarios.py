@@ -36,6 +36,8 @@ class Scenario:
     target_p95_ms: float | None
     expect_status: tuple[int, ...]
     make: Callable[[Context], Request]
+    # Writing scenarios run after every reading one, so the reads all see the same data.
+    writes: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,9 +55,11 @@ SCENARIOS: dict[str, Scenario] = {}
 COMPARISONS: dict[str, Comparison] = {}
 
 
-def scenario(name: str, *, method: str, path: str, target_p95_ms: float | None, expect_status=(200,)):
+def scenario(
+    name: str, *, method: str, path: str, target_p95_ms: float | None, expect_status=(200,), writes: bool = False
+):
     def register(make: Callable[[Context], Request]) -> Callable[[Context], Request]:
-        SCENARIOS[name] = Scenario(name, method, path, target_p95_ms, tuple(expect_status), make)
+        SCENARIOS[name] = Scenario(name, method, path, target_p95_ms, tuple(expect_status), make, writes)
         return make
 
     return register
@@ -75,7 +79,7 @@ def floor(ctx: Context) -> Request:
     return lambda i: ctx.client.get("/memory/mem_doesnotexist00")
 
 
-@scenario("store", method="POST", path="/memory", target_p95_ms=15, expect_status=(201,))
+@scenario("store", method="POST", path="/memory", target_p95_ms=15, expect_status=(201,), writes=True)
 def store(ctx: Context) -> Request:
     bodies = new_memory_bodies(ctx.warmup + ctx.requests * 2, seed=ctx.seed)  # each call a new key
 

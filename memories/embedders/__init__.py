@@ -28,6 +28,9 @@ class Embedder(Protocol):
     #: Stored with every vector (`embedding_model`), so a change of backend is detectable.
     name: str
     dimensions: int
+    #: Cosine similarity below which /memory/search drops a vector-only candidate as unrelated.
+    #: Depends on the model (03-synapse-model.md §10); measured per embedder in docs/embeddings.md.
+    search_min_similarity: float
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """An (n, dimensions) float32 array of unit vectors, one row per text."""

@@ -29,6 +29,9 @@ ERROR_BODY_QUOTE_CHARS = 300
 
 class OpenAIEmbedder:
     dimensions = EMBEDDING_DIMENSIONS
+    # Any model may sit behind the URL, so nothing is known about its similarity scale: keep
+    # every vector hit of /memory/search (docs/embeddings.md → thresholds).
+    search_min_similarity = 0.0
 
     def __init__(self, *, url: str, model: str, api_key: str = "", timeout: float = 30) -> None:
         scheme = urllib.parse.urlsplit(url).scheme

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
-from django.db.models import CharField, F, Q, QuerySet, Value
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -60,15 +59,6 @@ def live(memories: QuerySet[Memory]) -> QuerySet[Memory]:
     return memories.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
 
 
-def _text_query(q: str):
-    """`websearch_to_tsquery` in every configuration, OR-ed: never a syntax error, whatever `q` holds."""
-    queries = [SearchQuery(q, config=config, search_type="websearch") for config in TEXT_SEARCH_CONFIGS]
-    combined = queries[0]
-    for query in queries[1:]:
-        combined = combined | query
-    return combined
-
-
 def _ef_search_for(candidates: int) -> None:
     """Let this transaction's HNSW scans return enough rows for `candidates` after filtering."""
     ef_search = min(max(settings.SYNAPSE_HNSW_EF_SEARCH, candidates), HNSW_MAX_EF_SEARCH)
@@ -90,6 +80,34 @@ def nearest_queryset(memories: QuerySet[Memory], vector, candidates: int) -> Que
     )
 
 
+def _vector_literal(vector) -> str:
+    """`[0.1,-0.2,…]`, pgvector's text form (tolist first: formatting numpy scalars one by one is slow)."""
+    return "[" + ",".join(map(str, vector.tolist())) + "]"
+
+
+# Both candidate lists in one statement. Only constants are formatted into it (table, the
+# configurations, optional filter clauses); every value is a bound parameter. Hand-written
+# because building and compiling the equivalent ORM union took longer than running it.
+_TSQUERY_SQL = " || ".join(f"websearch_to_tsquery('{config}'::regconfig, %(q)s)" for config in TEXT_SEARCH_CONFIGS)
+_CANDIDATES_SQL = """
+(SELECT id, updated_at, 'text' AS found_by, ts_rank_cd(search_vector, ({tsquery}))::float8 AS score
+   FROM {table}
+  WHERE {where} AND search_vector @@ ({tsquery})
+  ORDER BY score DESC, updated_at DESC, id
+  LIMIT %(candidates)s)
+UNION ALL
+(SELECT id, updated_at, 'vector' AS found_by, embedding <=> %(vector)s::vector AS score
+   FROM {table}
+  WHERE {where} AND embedding IS NOT NULL
+  ORDER BY embedding <=> %(vector)s::vector
+  LIMIT %(candidates)s)
+"""
+# The mind first, then expiry (as `live()`), then the optional filters.
+_WHERE_SQL = "mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)"
+_TAG_SQL = " AND tags @> ARRAY[%(tag)s]::varchar(64)[]"
+_CATEGORY_SQL = " AND category = %(category)s"
+
+
 def memories_search(
     *, mind_id: str, q: str, limit: int, tag: str | None = None, category: str | None = None
 ) -> list[SearchHit]:
@@ -97,51 +115,33 @@ def memories_search(
 
     `q` is raw text (websearch syntax: quotes, OR, -word). At most `limit` hits, best first;
     expired memories left out. The same three statements whatever the number of hits: the
-    ef_search setting, both candidate lists in one UNION ALL (ids only), the hits' rows.
+    ef_search setting, both candidate lists (ids only), the hits' rows.
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
-    memories = live(memories_of(mind_id))
-    if tag:
-        memories = memories.filter(tags__contains=[tag])
-    if category:
-        memories = memories.filter(category=category)
-    text_query = _text_query(q)
     embedder = get_embedder()
-    vector = embedder.embed([q])[0]
-    columns = ("pk", "updated_at", "found_by", "score")
-    by_text = (
-        memories.filter(search_vector=text_query)
-        .annotate(
-            found_by=Value(MATCHED_TEXT, output_field=CharField()),
-            score=SearchRank(F("search_vector"), text_query, cover_density=True),
-        )
-        .order_by("-score", "-updated_at", "id")
-        .values_list(*columns)[:candidates]
-    )
-    by_vector = (
-        memories.filter(embedding__isnull=False)
-        .annotate(
-            found_by=Value(MATCHED_VECTOR, output_field=CharField()),
-            score=CosineDistance("embedding", vector),
-        )
-        .order_by("score")  # the distance alone: the HNSW index delivers rows in this order
-        .values_list(*columns)[:candidates]
-    )
+    params = {
+        "mind_id": mind_id,
+        "now": timezone.now(),
+        "q": q,
+        "vector": _vector_literal(embedder.embed([q])[0]),
+        "candidates": candidates,
+        "tag": tag,
+        "category": category,
+    }
+    where = _WHERE_SQL + (_TAG_SQL if tag else "") + (_CATEGORY_SQL if category else "")
+    sql = _CANDIDATES_SQL.format(tsquery=_TSQUERY_SQL, table=Memory._meta.db_table, where=where)
     with transaction.atomic():
         _ef_search_for(candidates)
-        rows = list(by_text.union(by_vector, all=True))
-        fused = _fuse(_ranked_lists(rows, floor=getattr(embedder, "search_min_similarity", 0.0)))[:limit]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        fused = _fuse(_ranked_lists(rows, floor=embedder.search_min_similarity))[:limit]
         memory_of = memories_of(mind_id).in_bulk([pk for pk, _, _ in fused])
     hits = [
         SearchHit(memory=memory_of[pk], score=score, matched=matched) for pk, score, matched in fused if pk in memory_of
     ]
     current_span().db_read(
-        {
-            "table": "memories_memory",
-            "operation": "search",
-            "candidates": len(rows),
-            "results": len(hits),
-        }
+        {"table": "memories_memory", "operation": "search", "candidates": len(rows), "results": len(hits)}
     )
     return hits
 
