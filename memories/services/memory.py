@@ -112,7 +112,13 @@ def _embed_into(memory: Memory) -> None:
     memory.embedding_model = embedder.name
 
 
-def _new_memory(*, mind: Mind, fields: dict, key: str, source: str, caller: Caller, turn_id: str, now) -> Memory:
+def memory_build(
+    *, mind: Mind, fields: dict, key: str, source: str, speaker: str | None, turn_id: str, created_at, updated_at
+) -> Memory:
+    """An unsaved memory from validated `fields`, with the store's defaults for what they leave out.
+
+    Verification and the embedding are the caller's business (a store and an import differ there).
+    """
     priority = fields.get("priority") or Priority.NORMAL
     memory = Memory(
         mind=mind,
@@ -123,7 +129,7 @@ def _new_memory(*, mind: Mind, fields: dict, key: str, source: str, caller: Call
         tags=fields.get("tags", []),
         priority=priority,
         source=source,
-        speaker=fields.get("speaker") or (Speaker.USER if source == Source.USER else Speaker.AGENT),
+        speaker=speaker or (Speaker.USER if source == Source.USER else Speaker.AGENT),
         confidence=fields.get("confidence", CONFIDENCE_USER if source == Source.USER else CONFIDENCE_OTHER),
         salience=fields.get("salience", SALIENCE_BY_PRIORITY[priority]),
         expires_at=fields.get("expires_at"),
@@ -131,11 +137,19 @@ def _new_memory(*, mind: Mind, fields: dict, key: str, source: str, caller: Call
         emotion=fields.get("emotion") or "",
         attributes=fields.get("attributes", {}),
         turn_id=turn_id,
-        created_at=now,
-        updated_at=now,
+        created_at=created_at,
+        updated_at=updated_at,
     )
-    for name, value in _event_time_fields(fields, created_at=now, current=None).items():
+    for name, value in _event_time_fields(fields, created_at=created_at, current=None).items():
         setattr(memory, name, value)
+    return memory
+
+
+def _new_memory(*, mind: Mind, fields: dict, key: str, source: str, caller: Caller, turn_id: str, now) -> Memory:
+    memory = memory_build(
+        mind=mind, fields=fields, key=key, source=source, speaker=fields.get("speaker"), turn_id=turn_id,
+        created_at=now, updated_at=now,
+    )  # fmt: skip
     if not caller.is_agent:
         memory.verified, memory.verified_at, memory.verified_by = True, now, caller.user
     _embed_into(memory)

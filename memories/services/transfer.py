@@ -22,16 +22,8 @@ from rest_framework.exceptions import ValidationError
 from memories.access import Caller
 from memories.api.serializers import MemorySerializer
 from memories.embedders import get_embedder
-from memories.eventtime import EventTimeError, event_time_parse
-from memories.models import AuditAction, Memory, MemoryAudit, Mind, Priority, Source, Speaker
-from memories.services.memory import (
-    CONFIDENCE_OTHER,
-    CONFIDENCE_USER,
-    SALIENCE_BY_PRIORITY,
-    content_hash_of,
-    derived_key,
-    promotion_enqueue,
-)
+from memories.models import AuditAction, Memory, MemoryAudit, Mind, Source, Speaker
+from memories.services.memory import derived_key, memory_build, promotion_enqueue
 from memoryproject.errors import Conflict
 from pipelinelog.spans import current_span
 
@@ -146,7 +138,7 @@ _COMPARED = ("content", "source", "verified", "event_time", "event_precision", "
 def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, now: datetime, turn_id: str) -> Memory:
     """The memory the file describes, with the store's defaults for what it leaves out.
 
-    Raises ValidationError({field: [...]}) for an event_time that cannot be parsed.
+    Raises Django's ValidationError({field: [...]}) for an event_time that cannot be parsed.
     A Mind Key's import carries no human authority: `source: user` becomes `agent` (the speaker
     stays `user`, whose words they are) and `verified` is false.
     """
@@ -159,35 +151,16 @@ def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, n
         speaker = fields.get("speaker") or (Speaker.USER if source == Source.USER else Speaker.AGENT)
     created_at = times.get("created_at") or now
     updated_at = times.get("updated_at") or created_at
-    priority = fields.get("priority") or Priority.NORMAL
-    memory = Memory(
+    memory = memory_build(
         mind=mind,
-        category=fields["category"],
+        fields=fields,
         key=fields.get("key") or derived_key(fields["category"], fields["content"]),
-        content=fields["content"],
-        content_hash=content_hash_of(fields["content"]),
-        tags=fields.get("tags", []),
-        priority=priority,
         source=source,
         speaker=speaker,
-        confidence=fields.get("confidence", CONFIDENCE_USER if source == Source.USER else CONFIDENCE_OTHER),
-        salience=fields.get("salience", SALIENCE_BY_PRIORITY[priority]),
-        expires_at=fields.get("expires_at"),
-        entities=fields.get("entities", []),
-        emotion=fields.get("emotion") or "",
-        attributes=fields.get("attributes", {}),
         turn_id=turn_id,
         created_at=created_at,
         updated_at=updated_at,
     )
-    if fields.get("event_time"):
-        try:
-            parsed = event_time_parse(
-                fields["event_time"], relative_to=created_at, precision=fields.get("event_precision") or None
-            )
-        except EventTimeError as error:
-            raise ValidationError({"event_time": [str(error)]}) from None
-        memory.event_time, memory.event_precision = parsed.at, parsed.precision
     verified = False if caller.is_agent else times.get("verified", source == Source.USER)
     if verified:
         memory.verified = True
