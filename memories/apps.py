@@ -13,5 +13,7 @@ class MemoriesConfig(AppConfig):
         register_converter(MemoryIdConverter, "memory_id")
         register_converter(MindIdConverter, "mind_id")
 
+        import memories.checks  # noqa: F401  (registers the system checks)
+
         # Registers the OpenAPI extensions (auth schemes) before any schema is generated.
         import memoryproject.schema  # noqa: F401
