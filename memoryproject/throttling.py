@@ -1,6 +1,8 @@
 """DRF throttles: per Mind Key everywhere, per client address and per email at /login.
 
-Counts live in the default cache (the shared database cache), so every web process sees them.
+Login counts live in the default cache (the shared database cache), so every web process sees
+them. Mind Key counts live where settings.MIND_KEY_THROTTLE_CACHE says (in-process by default:
+they are checked on every agent request).
 Rates are `REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`, read on every request rather than once
 at import, so a changed setting (a test's override) applies at once.
 """
@@ -9,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
+from django.conf import settings
+from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -34,6 +38,10 @@ class MindKeyRateThrottle(_LiveRateThrottle):
     """Requests per Mind Key (by its public prefix). Human calls are not counted here."""
 
     scope = "mind_key"
+
+    @property
+    def cache(self):
+        return caches[settings.MIND_KEY_THROTTLE_CACHE]
 
     def get_cache_key(self, request, view) -> str | None:
         if not is_agent(request.user):

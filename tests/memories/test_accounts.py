@@ -282,7 +282,9 @@ def _call(token: str):
     return _AgentOrHumanView.as_view()(request)
 
 
-def test_mind_key_calls_are_throttled_per_key(mind, other_mind, rates):
+@pytest.mark.parametrize("cache_alias", ["local", "default"])
+def test_mind_key_calls_are_throttled_per_key(mind, other_mind, rates, settings, cache_alias):
+    settings.MIND_KEY_THROTTLE_CACHE = cache_alias
     rates(mind_key="2/min")
     assert [_call(mind.key).status_code for _ in range(2)] == [200, 200]
 
