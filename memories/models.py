@@ -184,6 +184,9 @@ class Memory(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     promoted_at = models.DateTimeField(null=True, blank=True)
+    # When this server last wrote the row, whatever times the row carries: an import keeps the
+    # file's `updated_at`, yet a client syncing with /memory/diff must still see the import.
+    changed_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         verbose_name_plural = "memories"
@@ -196,6 +199,8 @@ class Memory(models.Model):
             models.Index(fields=["mind", "priority_rank", "-updated_at"], name="memory_recall_idx"),
             # diff, timeline and lists by recency.
             models.Index(fields=["mind", "updated_at"], name="memory_mind_updated_idx"),
+            # diff: what this server wrote since a time.
+            models.Index(fields=["mind", "changed_at"], name="memory_mind_changed_idx"),
             models.Index(fields=["mind", "created_at"], name="memory_mind_created_idx"),
             models.Index(fields=["mind", "expires_at"], name="memory_mind_expires_idx"),
             GinIndex(fields=["tags"], name="memory_tags_gin"),

@@ -122,7 +122,10 @@ def test_make_run_starts_healthy_prints_a_working_key_and_reuses_the_database(va
         assert match, first.output
         key = match.group(1)
         status, stored = _request(
-            f"{first.base}/memory", method="POST", token=key, body={"category": "fact", "content": "Kept across restarts"}
+            f"{first.base}/memory",
+            method="POST",
+            token=key,
+            body={"category": "fact", "content": "Kept across restarts"},
         )
         assert status == 201
     finally:

@@ -92,12 +92,12 @@ def memory_audit_list(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[Me
 # Most memories one diff answer carries (the API's page cap); with more, `more` is true and `now`
 # is where to go on.
 DIFF_MAX_CHANGED = MAX_PAGE_LIMIT
-# Allowance between a writer's `updated_at` stamp and its transaction's start as PostgreSQL
+# Allowance between a writer's `changed_at` stamp and its transaction's start as PostgreSQL
 # records it: clock granularity and the skew between the web servers' and the database's clocks.
 DIFF_CLOCK_SLACK = timedelta(seconds=1)
 
 # The start of the oldest transaction still open in this database, other than ours. A write
-# stamps `updated_at` inside its transaction, so nothing it commits later can carry an older time.
+# stamps `changed_at` inside its transaction, so nothing it commits later can carry an older time.
 _OLDEST_OPEN_TRANSACTION_SQL = """
     SELECT min(xact_start) FROM pg_stat_activity
     WHERE datname = current_database() AND pid <> pg_backend_pid()
@@ -109,7 +109,7 @@ def diff_window_end() -> datetime:
     """Where a diff window may end without ever skipping a write that commits later.
 
     `now`, held back to the start of the oldest open transaction (minus DIFF_CLOCK_SLACK): a write
-    in flight stamps `updated_at` before it commits, so a window ending after that stamp would
+    in flight stamps `changed_at` before it commits, so a window ending after that stamp would
     miss it on this poll, and the next poll (starting at this window's end) would miss it too.
     """
     now = timezone.now()
@@ -131,24 +131,27 @@ class Diff:
 
 
 def memory_diff(*, mind_id: str, since: datetime, limit: int = DIFF_MAX_CHANGED) -> Diff:
-    """GET /memory/diff: memories changed and ids deleted in the half-open window [since, now).
+    """GET /memory/diff: memories this server wrote and ids it deleted in the half-open window [since, now).
+
+    "Wrote" is `changed_at`, not `updated_at`: an import keeps the file's `updated_at`, and a
+    syncing client must still receive what it brought in.
 
     Half-open, so consecutive polls (each passing the previous `now` as `since`) see every change
     exactly once. With more than `limit` changes the window is cut before the first change that
     did not fit (`more` is true), at a timestamp boundary so no memory is split off.
     """
     end = diff_window_end()
-    window = memories_of(mind_id).filter(updated_at__gte=since, updated_at__lt=end).order_by("updated_at", "id")
+    window = memories_of(mind_id).filter(changed_at__gte=since, changed_at__lt=end).order_by("changed_at", "id")
     changed = list(window[: limit + 1])
     more = len(changed) > limit
     if more:
-        end = changed[limit].updated_at
-        changed = [memory for memory in changed[:limit] if memory.updated_at < end]
+        end = changed[limit].changed_at
+        changed = [memory for memory in changed[:limit] if memory.changed_at < end]
         if not changed:
             # More than `limit` memories share one timestamp: they go out together (never split),
             # else the client could never get past them.
             end = end + timedelta(microseconds=1)
-            changed = list(window.filter(updated_at__lt=end))
+            changed = list(window.filter(changed_at__lt=end))
     deleted = list(
         MemoryAudit.objects.filter(
             mind_id=mind_id, action=AuditAction.DELETED, created_at__gte=since, created_at__lt=end

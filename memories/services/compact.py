@@ -178,7 +178,7 @@ def memories_compact(
             caller=system,
             turn_id=turn_id,
         ).memory
-        Memory.objects.filter(mind_id=mind.pk, pk__in=member_ids).update(expires_at=now, updated_at=now)
+        Memory.objects.filter(mind_id=mind.pk, pk__in=member_ids).update(expires_at=now, updated_at=now, changed_at=now)
         MemoryAudit.objects.bulk_create(
             MemoryAudit(
                 mind_id=mind.pk,

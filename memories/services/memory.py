@@ -196,7 +196,7 @@ def _apply_changes(
     elif not caller.is_agent and claims and not memory.verified:
         memory.verified, memory.verified_at, memory.verified_by = True, now, caller.user
         changed.append("verified")
-    memory.updated_at = now
+    memory.updated_at = memory.changed_at = now
     memory.turn_id = turn_id or memory.turn_id
     return changed
 
@@ -355,9 +355,9 @@ def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id
     now = timezone.now()
     memory.verified = verified
     memory.verified_at, memory.verified_by = (now, caller.user) if verified else (None, None)
-    memory.updated_at = now
+    memory.updated_at = memory.changed_at = now
     memory.turn_id = turn_id or memory.turn_id
-    memory.save(update_fields=["verified", "verified_at", "verified_by", "updated_at", "turn_id"])
+    memory.save(update_fields=["verified", "verified_at", "verified_by", "updated_at", "changed_at", "turn_id"])
     current_span().db_write(
         {"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": ["verified"]}
     )

@@ -251,6 +251,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
             "Send the import again: it is idempotent."
         ) from None
     for memory, _ in to_update:
+        memory.changed_at = now  # the file's times stay; this marks the write for /memory/diff
         memory.save()
     MemoryAudit.objects.bulk_create(
         [

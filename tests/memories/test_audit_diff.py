@@ -122,8 +122,8 @@ def test_diff_returns_memories_changed_since_as_full_objects(mind):
     now = timezone.now()
     old = store(mind.agent, key="old", content="old")
     new = store(mind.agent, key="new", content="new")
-    Memory.objects.filter(pk=old["id"]).update(updated_at=now - timedelta(hours=2))
-    Memory.objects.filter(pk=new["id"]).update(updated_at=now - timedelta(minutes=5))
+    Memory.objects.filter(pk=old["id"]).update(changed_at=now - timedelta(hours=2))
+    Memory.objects.filter(pk=new["id"]).update(changed_at=now - timedelta(minutes=5))
     body = mind.agent.get(f"/memory/diff?since={iso(now - timedelta(hours=1))}").json()
     assert [memory["id"] for memory in body["changed"]] == [new["id"]]
     assert body["changed"][0]["content"] == "new"
@@ -140,7 +140,7 @@ def test_diff_takes_epoch_seconds(mind):
 def test_a_memory_changed_exactly_at_since_is_included(mind):
     since = timezone.now() - timedelta(minutes=10)
     memory = store(mind.agent, content="x")
-    Memory.objects.filter(pk=memory["id"]).update(updated_at=since)
+    Memory.objects.filter(pk=memory["id"]).update(changed_at=since)
     assert [m["id"] for m in mind.agent.get(f"/memory/diff?since={iso(since)}").json()["changed"]] == [memory["id"]]
     just_after = iso(since + timedelta(microseconds=1))
     assert mind.agent.get(f"/memory/diff?since={just_after}").json()["changed"] == []
@@ -161,7 +161,7 @@ def test_now_is_the_exclusive_end_of_the_window(mind):
     memory = store(mind.agent, content="x")
     body = mind.agent.get("/memory/diff?since=0").json()
     # A change stamped exactly at `now` is not in this answer; it is in the next one.
-    Memory.objects.filter(pk=memory["id"]).update(updated_at=datetime.fromisoformat(body["now"]))
+    Memory.objects.filter(pk=memory["id"]).update(changed_at=datetime.fromisoformat(body["now"]))
     assert mind.agent.get(f"/memory/diff?since={body['now']}").json()["changed"][0]["id"] == memory["id"]
     assert datetime.fromisoformat(body["now"]) > datetime.fromisoformat(memory["updated_at"])
 
@@ -187,7 +187,7 @@ def test_with_more_changes_than_the_limit_the_window_is_cut_and_more_is_true(min
     base = timezone.now() - timedelta(hours=1)
     memories = [store(mind.agent, key=f"k{n}", content=f"c{n}") for n in range(3)]
     for n, memory in enumerate(memories):
-        Memory.objects.filter(pk=memory["id"]).update(updated_at=base + timedelta(minutes=n))
+        Memory.objects.filter(pk=memory["id"]).update(changed_at=base + timedelta(minutes=n))
     first = mind.agent.get("/memory/diff?since=0&limit=2").json()
     assert [m["id"] for m in first["changed"]] == [memories[0]["id"], memories[1]["id"]]
     assert (first["more"], first["now"]) == (True, iso(base + timedelta(minutes=2)))
@@ -198,7 +198,7 @@ def test_with_more_changes_than_the_limit_the_window_is_cut_and_more_is_true(min
 def test_memories_sharing_a_timestamp_are_never_split_across_answers(mind):
     at = timezone.now() - timedelta(hours=1)
     memories = [store(mind.agent, key=f"k{n}", content=f"c{n}") for n in range(3)]
-    Memory.objects.filter(mind=mind.mind).update(updated_at=at)
+    Memory.objects.filter(mind=mind.mind).update(changed_at=at)
     first = mind.agent.get("/memory/diff?since=0&limit=2").json()
     assert sorted(m["id"] for m in first["changed"]) == sorted(m["id"] for m in memories)
     assert (first["more"], first["now"]) == (True, iso(at + timedelta(microseconds=1)))
@@ -206,7 +206,7 @@ def test_memories_sharing_a_timestamp_are_never_split_across_answers(mind):
 
 
 def test_an_open_transaction_holds_now_back_to_its_start(mind):
-    """A write still in flight may commit an updated_at from before this poll: `now` must not pass it."""
+    """A write still in flight may commit a changed_at from before this poll: `now` must not pass it."""
     other = connections.create_connection("default")
     try:
         other.set_autocommit(False)
@@ -225,3 +225,19 @@ def test_diff_shows_only_the_callers_mind(mind, other_mind):
     mine = store(mind.agent, content="mine")
     body = mind.agent.get("/memory/diff?since=0").json()
     assert [m["id"] for m in body["changed"]] == [mine["id"]]
+
+
+def test_diff_reports_imported_memories_although_they_keep_the_files_older_times(mind):
+    poll = mind.agent.get("/memory/diff?since=0").json()
+    document = {
+        "format_version": 1,
+        "memories": [
+            {"category": "fact", "key": "city", "content": "Berlin", "created_at": "2020-01-01T00:00:00Z",
+             "updated_at": "2020-01-02T00:00:00Z"},
+        ],
+    }  # fmt: skip
+    assert mind.agent.post("/mind/import", document, format="json").status_code == 200
+
+    changed = mind.agent.get(f"/memory/diff?since={poll['now']}").json()["changed"]
+
+    assert [(m["key"], m["updated_at"]) for m in changed] == [("city", "2020-01-02T00:00:00Z")]
