@@ -10,3 +10,9 @@ def memory_promote(memory_id: str) -> None:
     with the synapse write path; until then there is nothing to do, and the task exists so the
     write path already enqueues it and operators see it in the worker's history.
     """
+
+
+def memories_promote(memory_ids: list[str]) -> None:
+    """Promote a batch of memories (enqueued once per /memory/sync instead of once per memory)."""
+    for memory_id in memory_ids:
+        memory_promote(memory_id)

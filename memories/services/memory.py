@@ -107,9 +107,17 @@ def _event_time_fields(fields: dict, *, created_at: datetime, current: Memory | 
 
 
 def _embed_into(memory: Memory) -> None:
+    _embed_all([memory])
+
+
+def _embed_all(memories: list[Memory]) -> None:
+    """Embed the contents of `memories` in one call (one request for an HTTP embedder)."""
+    if not memories:
+        return
     embedder = get_embedder()
-    memory.embedding = embedder.embed([memory.content])[0]
-    memory.embedding_model = embedder.name
+    vectors = embedder.embed([memory.content for memory in memories])
+    for memory, vector in zip(memories, vectors, strict=True):
+        memory.embedding, memory.embedding_model = vector, embedder.name
 
 
 def memory_build(
@@ -145,19 +153,30 @@ def memory_build(
     return memory
 
 
-def _new_memory(*, mind: Mind, fields: dict, key: str, source: str, caller: Caller, turn_id: str, now) -> Memory:
+def _new_memory(
+    *, mind: Mind, fields: dict, key: str, source: str, caller: Caller, turn_id: str, now, embed: bool = True
+) -> Memory:
     memory = memory_build(
         mind=mind, fields=fields, key=key, source=source, speaker=fields.get("speaker"), turn_id=turn_id,
         created_at=now, updated_at=now,
     )  # fmt: skip
     if not caller.is_agent:
         memory.verified, memory.verified_at, memory.verified_by = True, now, caller.user
-    _embed_into(memory)
+    if embed:
+        _embed_into(memory)
     return memory
 
 
 def _apply_changes(
-    memory: Memory, *, fields: dict, source: str, caller: Caller, turn_id: str, now, claim_on_any_change: bool
+    memory: Memory,
+    *,
+    fields: dict,
+    source: str,
+    caller: Caller,
+    turn_id: str,
+    now,
+    claim_on_any_change: bool,
+    embed: bool = True,
 ) -> list[str]:
     """Copy what differs onto `memory`; return the names of the changed fields.
 
@@ -185,7 +204,8 @@ def _apply_changes(
         setattr(memory, name, wanted[name])
     if "content" in changed:
         memory.content_hash = content_hash_of(memory.content)
-        _embed_into(memory)
+        if embed:
+            _embed_into(memory)
     if memory.source != new_source:
         memory.source = new_source
         changed.append("source")
@@ -201,8 +221,8 @@ def _apply_changes(
     return changed
 
 
-def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> None:
-    MemoryAudit.objects.create(
+def _audit_row(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> MemoryAudit:
+    return MemoryAudit(
         mind_id=memory.mind_id,
         memory_id=memory.pk,
         action=action,
@@ -211,6 +231,10 @@ def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], t
         turn_id=turn_id,
         created_at=now,
     )
+
+
+def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> None:
+    _audit_row(memory, action=action, caller=caller, changed=changed, turn_id=turn_id, now=now).save()
     current_span().db_write(
         {"table": "memories_memoryaudit", "operation": "insert", "memory_id": memory.pk, "action": action}
     )
@@ -219,6 +243,12 @@ def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], t
 def promotion_enqueue(memory_id: str) -> None:
     """Ask the worker to promote this memory once the current transaction has committed."""
     transaction.on_commit(partial(async_task, "synapses.tasks.memory_promote", memory_id))
+
+
+def promotion_enqueue_many(memory_ids: list[str]) -> None:
+    """One task for a batch of memories (a sync): one queue row instead of one per memory."""
+    if memory_ids:
+        transaction.on_commit(partial(async_task, "synapses.tasks.memories_promote", list(memory_ids)))
 
 
 @transaction.atomic
@@ -392,6 +422,10 @@ class SyncResult:
     items: tuple[SyncItem, ...]
 
 
+def _error_messages(error: ValidationError) -> dict[str, list[str]]:
+    return error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
+
+
 @transaction.atomic
 def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str = "") -> SyncResult:
     """Upsert every item like POST /memory does, in order, all or nothing (POST /memory/sync).
@@ -400,18 +434,85 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
     event_time phrases) are collected for every item; if any item fails, nothing is written and
     the errors come back by index (`memories.<index>.<field>`). Two items with the same (category,
     key) are applied in order, so the last one wins.
+
+    Set-based: one query locks the memories the batch names, new ones are inserted in bulk,
+    contents are embedded in one call, and one task promotes them all.
     """
-    results: list[SyncItem] = []
     errors: dict[str, dict[str, list[str]]] = {}
+    prepared: list[tuple[int, dict, str, str]] = []  # (index, fields, source, key)
     for index, fields in enumerate(items):
         try:
-            stored = memory_store(mind=mind, fields=fields, caller=caller, turn_id=turn_id)
+            source = _source_for(caller, fields.get("source"))
         except ValidationError as error:
-            errors[str(index)] = error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
+            errors[str(index)] = _error_messages(error)
             continue
-        results.append(SyncItem(index=index, memory_id=stored.memory.pk, created=stored.created))
+        prepared.append(
+            (index, fields, source, fields.get("key") or derived_key(fields["category"], fields["content"]))
+        )
+    wanted = {(fields["category"], key) for _, fields, _, key in prepared}
+    # Ordered by id, so two syncs touching the same memories lock them in the same order.
+    lookup = Memory.objects.select_for_update().filter(mind=mind, key__in={key for _, _, _, key in prepared})
+    by_pair = {(m.category, m.key): m for m in lookup.order_by("pk") if (m.category, m.key) in wanted}
+    now = timezone.now()  # after the lock: never older than this transaction's start (see memory_store)
+
+    created: dict[tuple[str, str], Memory] = {}
+    updated: dict[tuple[str, str], Memory] = {}
+    to_embed: dict[tuple[str, str], Memory] = {}
+    audit_rows: list[MemoryAudit] = []
+    results: list[SyncItem] = []
+    for index, fields, source, key in prepared:
+        pair = (fields["category"], key)
+        memory = by_pair.get(pair)
+        try:
+            if memory is None:
+                memory = _new_memory(
+                    mind=mind, fields=fields, key=key, source=source, caller=caller, turn_id=turn_id, now=now,
+                    embed=False,
+                )  # fmt: skip
+                memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                by_pair[pair] = created[pair] = to_embed[pair] = memory
+                audit_rows.append(
+                    _audit_row(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
+                )
+                results.append(SyncItem(index=index, memory_id=memory.pk, created=True))
+                continue
+            changed = _apply_changes(
+                memory, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now,
+                claim_on_any_change=True, embed=False,
+            )  # fmt: skip
+            if changed:
+                memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                if pair not in created:
+                    updated[pair] = memory
+                if "content" in changed:
+                    to_embed[pair] = memory
+                audit_rows.append(
+                    _audit_row(
+                        memory, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now
+                    )
+                )
+            results.append(SyncItem(index=index, memory_id=memory.pk, created=False))
+        except ValidationError as error:
+            errors[str(index)] = _error_messages(error)
     if errors:
-        # Raised inside the transaction: every item already written is rolled back.
+        # Nothing has been written yet; the transaction ends with the error.
         raise ApiValidationError({"memories": errors})
-    created = sum(1 for item in results if item.created)
-    return SyncResult(created=created, updated=len(results) - created, items=tuple(results))
+
+    _embed_all(list(to_embed.values()))
+    try:
+        with transaction.atomic():  # a savepoint: a concurrent store of one of these keys fails the batch cleanly
+            Memory.objects.bulk_create(created.values())
+    except IntegrityError:
+        raise Conflict(
+            "Another write stored a memory with one of these categories and keys while this sync ran. "
+            "Send the sync again: it is an upsert, so repeating it is safe."
+        ) from None
+    for memory in updated.values():
+        memory.save()
+    MemoryAudit.objects.bulk_create(audit_rows)
+    current_span().db_write(
+        {"table": "memories_memory", "operation": "sync", "inserted": len(created), "updated": len(updated)}
+    )
+    promotion_enqueue_many([memory.pk for memory in (*created.values(), *updated.values())])
+    created_count = sum(1 for item in results if item.created)
+    return SyncResult(created=created_count, updated=len(results) - created_count, items=tuple(results))

@@ -1,7 +1,11 @@
 """POST /memory/sync: up to 1000 upserts, validated first, written all together or not at all."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django_q.models import OrmQ
 
+from memories.embedders import embed_text
 from memories.models import Memory, MemoryAudit
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +143,39 @@ def test_sync_writes_into_the_callers_mind_only(mind, other_mind):
     sync(other_mind.agent, [{"category": "fact", "key": "city", "content": "Paris"}])
     assert Memory.objects.get(mind=mind.mind).content == "Berlin"
     assert Memory.objects.get(mind=other_mind.mind).content == "Paris"
+
+
+def _batch(size: int, prefix: str) -> dict:
+    return {
+        "memories": [{"category": "fact", "key": f"{prefix}{n}", "content": f"{prefix} fact {n}"} for n in range(size)]
+    }
+
+
+def test_the_number_of_queries_does_not_grow_with_the_batch(mind, settings):
+    settings.PIPELINE_LOG_ENABLED = False  # the log's own writes are not what this counts
+    mind.agent.get("/memory/recall")  # the key's first use of the minute writes last_used_at
+    counts = []
+    for size, prefix in ((3, "small"), (60, "large")):
+        with CaptureQueriesContext(connection) as queries:
+            assert mind.agent.post("/memory/sync", _batch(size, prefix), format="json").status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+    assert Memory.objects.filter(mind=mind.mind).count() == 63
+
+
+def test_a_sync_enqueues_one_promotion_task_for_the_whole_batch(mind, django_capture_on_commit_callbacks):
+    before = OrmQ.objects.count()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        mind.agent.post("/memory/sync", _batch(5, "k"), format="json")
+    assert len(callbacks) == 1
+    assert OrmQ.objects.count() == before + 1
+
+
+def test_a_sync_embeds_new_and_rewritten_contents(mind):
+    mind.agent.post("/memory/sync", _batch(2, "k"), format="json")
+    mind.agent.post(
+        "/memory/sync", {"memories": [{"category": "fact", "key": "k0", "content": "rewritten"}]}, format="json"
+    )
+    rows = {m.key: m for m in Memory.objects.filter(mind=mind.mind)}
+    assert all(row.embedding is not None and row.embedding_model for row in rows.values())
+    assert list(rows["k0"].embedding) == pytest.approx(list(embed_text("rewritten")), abs=1e-6)
