@@ -3,6 +3,9 @@
 import json
 
 import pytest
+from django.core.cache import cache
+
+from memories.selectors.system import HEALTH_STATS_CACHE_KEY
 
 pytestmark = pytest.mark.django_db
 
@@ -46,3 +49,17 @@ def test_a_mind_id_that_cannot_exist_answers_404_not_500(owner, mind_id):
 def test_a_nul_in_the_x_mind_header_answers_404(owner):
     response = owner.client.get("/memory", HTTP_X_MIND="m_ab\x00cd")
     assert response.status_code == 404
+
+
+def test_health_counts_users_minds_and_memories(api, mind):
+    mind.agent.post("/memory", {"category": "fact", "content": "x"}, format="json")
+    stats = api.get("/health").json()["stats"]
+    assert stats == {"users": 1, "minds": 1, "memories": 1}
+
+
+def test_health_counts_are_refreshed_at_most_once_a_minute(api, mind):
+    assert api.get("/health").json()["stats"]["memories"] == 0
+    mind.agent.post("/memory", {"category": "fact", "content": "x"}, format="json")
+    assert api.get("/health").json()["stats"]["memories"] == 0  # still the cached count
+    cache.delete(HEALTH_STATS_CACHE_KEY)
+    assert api.get("/health").json()["stats"]["memories"] == 1

@@ -6,6 +6,7 @@ import logging
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import DatabaseError, connection
 
 from memories.models import Memory, Mind
@@ -28,6 +29,20 @@ def worker_alive() -> bool:
         return False
 
 
+# /health is polled by probes every few seconds; counting whole tables each time would cost
+# work proportional to all stored data, so the counts are refreshed at most this often (seconds).
+HEALTH_STATS_CACHE_SECONDS = 60
+HEALTH_STATS_CACHE_KEY = "synapse:health-stats"
+
+
+def _service_counts() -> dict[str, int]:
+    return {
+        "users": get_user_model().objects.count(),
+        "minds": Mind.objects.count(),
+        "memories": Memory.objects.count(),
+    }
+
+
 def service_health() -> dict:
     """The body of GET /health: `status` is `ok` only when the database and the worker are."""
     database_ok = True
@@ -35,11 +50,7 @@ def service_health() -> dict:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-        stats = {
-            "users": get_user_model().objects.count(),
-            "minds": Mind.objects.count(),
-            "memories": Memory.objects.count(),
-        }
+        stats = cache.get_or_set(HEALTH_STATS_CACHE_KEY, _service_counts, HEALTH_STATS_CACHE_SECONDS)
     except DatabaseError:
         logger.exception("Health check: the database is not answering")
         database_ok = False
