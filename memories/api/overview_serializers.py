@@ -3,7 +3,6 @@ and the shapes they answer with (for the OpenAPI document)."""
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 from django.utils import timezone
@@ -15,7 +14,16 @@ from memories.models import Category
 from memories.selectors.overview import shared_tags_of
 from memories.services.memory import derived_key
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
-from memoryproject.fields import FlexibleTimeField, StrictBooleanField, StrictCharField, StrictChoiceField
+from memoryproject.fields import (
+    BodyIntegerField,
+    FlexibleTimeField,
+    QueryBooleanField,
+    QueryFloatField,
+    QueryIntegerField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+)
 from memoryproject.timeinput import parse_duration
 
 # Longest `q` recall accepts (characters): a topic, not a document.
@@ -48,54 +56,6 @@ COMPACT_MAX_MIN_CLUSTER_SIZE = 20
 EXPORT_FORMATS = ("json", "csv")
 # How far in the future an imported time may lie (clocks of two servers disagree a little).
 IMPORT_CLOCK_SKEW = timedelta(minutes=5)
-
-_WHOLE_NUMBER = re.compile(r"^[0-9]{1,18}$")
-
-
-class QueryIntegerField(serializers.IntegerField):
-    """A whole number in a query string: digits only ("10", not "10.0" or "1e1")."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str) or not _WHOLE_NUMBER.match(data.strip()):
-            raise serializers.ValidationError(self._range_help())
-        value = int(data)
-        if (self.min_value is not None and value < self.min_value) or (
-            self.max_value is not None and value > self.max_value
-        ):
-            raise serializers.ValidationError(self._range_help())
-        return value
-
-    def _range_help(self) -> str:
-        if self.min_value is not None and self.max_value is not None:
-            return f"Use a whole number from {self.min_value} to {self.max_value}."
-        return "Use a whole number, 0 or more."
-
-
-class BodyIntegerField(serializers.IntegerField):
-    """A whole number in a JSON body: a JSON integer, not "10", 10.5 or true."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            raise serializers.ValidationError(f"Must be a whole number from {self.min_value} to {self.max_value}.")
-        if not self.min_value <= data <= self.max_value:
-            raise serializers.ValidationError(f"Use a whole number from {self.min_value} to {self.max_value}.")
-        return data
-
-
-class QueryBooleanField(serializers.BooleanField):
-    """true/false (also 1/0, yes/no) in a query string."""
-
-    default_error_messages = {"invalid": "Use true or false (1 or 0 work too)."}
-
-
-class QueryFloatField(serializers.FloatField):
-    default_error_messages = {"invalid": "Must be a number."}
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if value != value or value in (float("inf"), float("-inf")):  # NaN / infinity
-            self.fail("invalid")
-        return value
 
 
 @extend_schema_field(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from memories.api.overview_serializers import QueryIntegerField
-from memories.api.serializers import MAX_TAG_CHARS, MemorySerializer
+from memories.api.serializers import MemorySerializer
+from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
-from memoryproject.fields import StrictCharField, StrictChoiceField
+from memoryproject.fields import QueryIntegerField, StrictCharField, StrictChoiceField
 
 # Longest search text (characters). Enough for a paragraph of conversation as the query;
 # beyond it websearch_to_tsquery builds huge AND-queries that match nothing anyway.
