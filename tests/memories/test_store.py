@@ -1,6 +1,7 @@
 """POST /memory: store and upsert, defaults, and the rules of the memory object."""
 
 import hashlib
+from datetime import date, timedelta
 
 import pytest
 
@@ -153,3 +154,73 @@ def test_another_minds_key_cannot_read_a_memory(mind, other_mind):
     memory_id = store(mind.agent, category="fact", content="x").json()["id"]
     assert other_mind.agent.get(f"/memory/{memory_id}").status_code == 404
     assert mind.agent.get(f"/memory/{memory_id}").status_code == 200
+
+
+def test_an_entity_name_over_100_characters_is_refused(mind):
+    response = store(mind.agent, category="fact", content="x", entities=["Anna", "e" * 101])
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["entities.1"]
+
+
+def test_entities_are_kept_once_each_ignoring_case(mind):
+    response = store(mind.agent, category="fact", content="x", entities=["Anna", "anna", "Berlin"])
+    assert response.json()["entities"] == ["Anna", "Berlin"]
+
+
+def test_an_agent_may_record_the_users_own_words_with_speaker(mind):
+    body = store(mind.agent, category="preference", content="I like tea", speaker="user").json()
+    assert (body["source"], body["speaker"], body["verified"]) == ("agent", "user", False)
+
+
+def test_tool_and_system_sources_are_allowed_for_mind_keys(mind):
+    body = store(mind.agent, category="fact", content="from a tool", source="tool").json()
+    assert (body["source"], body["speaker"], body["confidence"]) == ("tool", "agent", 0.7)
+
+
+def test_explicit_confidence_and_salience_win_over_the_defaults(mind):
+    body = store(mind.agent, category="fact", content="x", priority="low", confidence=0.25, salience=0.9).json()
+    assert (body["confidence"], body["salience"]) == (0.25, 0.9)
+
+
+def test_a_datetime_event_time_gets_minute_precision(mind):
+    body = store(mind.agent, category="fact", content="x", event_time="2026-10-17T15:42:10+02:00").json()
+    assert (body["event_time"], body["event_precision"]) == ("2026-10-17T13:42:00Z", "minute")
+
+
+def test_an_explicit_precision_anchors_the_time_at_the_start_of_its_period(mind):
+    body = store(mind.agent, category="fact", content="x", event_time="2026-10-17", event_precision="month").json()
+    assert (body["event_time"], body["event_precision"]) == ("2026-10-01T00:00:00Z", "month")
+
+
+def test_a_german_day_month_is_read_as_a_date_in_the_year_of_creation(mind):
+    body = store(mind.agent, category="fact", content="x", event_time="17.10.").json()
+    created_year = body["created_at"][:4]
+    assert (body["event_time"], body["event_precision"]) == (f"{created_year}-10-17T00:00:00Z", "day")
+
+
+def test_yesterday_is_the_day_before_the_memory_was_created(mind):
+    body = store(mind.agent, category="fact", content="x", event_time="yesterday").json()
+    created = date.fromisoformat(body["created_at"][:10])
+    assert (body["event_time"], body["event_precision"]) == (f"{created - timedelta(days=1)}T00:00:00Z", "day")
+
+
+def test_an_emotion_label_is_stored_in_canonical_form(mind):
+    body = store(mind.agent, category="fact", content="x", emotion="  Freude ").json()
+    assert body["emotion"] == "freude"
+
+
+def test_an_unknown_emotion_lists_the_known_labels(mind):
+    message = store(mind.agent, category="fact", content="x", emotion="hangry").json()["error"]["fields"]["emotion"][0]
+    assert "joy" in message and "trauer" in message and "neutral" in message
+
+
+def test_attributes_are_stored_as_given(mind):
+    body = store(mind.agent, category="fact", content="x", attributes={"origin": "chat", "turn": 3}).json()
+    assert body["attributes"] == {"origin": "chat", "turn": 3}
+
+
+def test_output_only_fields_sent_back_are_ignored(mind):
+    response = store(mind.agent, category="fact", content="x", id="mem_forged", verified=True, created_at="2000-01-01")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["id"] != "mem_forged" and body["verified"] is False and not body["created_at"].startswith("2000")
