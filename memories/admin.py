@@ -8,7 +8,9 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from memories.models import Mind, MindKey, MindShare
+from memories.access import caller_of
+from memories.api.serializers import MemoryInputSerializer
+from memories.models import Memory, Mind, MindKey, MindShare
 from memories.services.accounts import (
     SHARE_WITH_OWNER,
     mind_create,
@@ -20,6 +22,7 @@ from memories.services.accounts import (
     mind_share_update,
     mind_update,
 )
+from memories.services.memory import memory_delete, memory_unverify, memory_update, memory_verify
 
 
 def _show_key_once(model_admin: admin.ModelAdmin, request, plaintext: str) -> None:
@@ -153,3 +156,80 @@ class MindShareAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for share in queryset:
             mind_share_delete(share=share)
+
+
+# --- Memories -------------------------------------------------------------------------------
+
+# What a human may change here; the rest (provenance, event time, vectors) is shown read-only.
+MEMORY_ADMIN_EDITABLE = ["category", "key", "content", "tags", "priority", "confidence", "salience", "expires_at"]
+
+
+class MemoryAdminForm(forms.ModelForm):
+    """The admin's memory form, validated by the same rules as the API (MemoryInputSerializer)."""
+
+    class Meta:
+        model = Memory
+        fields = MEMORY_ADMIN_EDITABLE
+
+    def clean(self):
+        cleaned = super().clean()
+        # The API's input: what changed, in the types a JSON client would send.
+        changes = {
+            name: cleaned[name].isoformat() if name == "expires_at" and cleaned[name] else cleaned[name]
+            for name in self.changed_data
+            if name in cleaned
+        }
+        serializer = MemoryInputSerializer(data=changes, partial=True)
+        if not serializer.is_valid():
+            for name, errors in serializer.errors.items():
+                self.add_error(name.split(".")[0] if name.split(".")[0] in self.fields else None, errors)
+        self.validated_changes = serializer.validated_data if not self.errors else {}
+        return cleaned
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    form = MemoryAdminForm
+    list_display = ["key", "category", "priority", "verified", "source", "mind", "updated_at"]
+    list_select_related = ["mind"]
+    list_filter = ["category", "priority", "verified", "source"]
+    search_fields = ["id", "key", "content", "mind__id", "mind__name"]
+    readonly_fields = [
+        "id", "mind", "source", "speaker", "verified", "verified_at", "verified_by", "entities", "event_time",
+        "event_precision", "emotion", "attributes", "embedding_model", "turn_id", "created_at", "updated_at",
+        "promoted_at",
+    ]  # fmt: skip
+    actions = ["verify_selected", "unverify_selected"]
+
+    def get_fields(self, request, obj=None):
+        return [*MEMORY_ADMIN_EDITABLE, *self.readonly_fields]
+
+    def has_add_permission(self, request) -> bool:
+        # Memories come from agents and people through the API (which derives keys, embeds and
+        # audits); the admin curates them.
+        return False
+
+    def save_model(self, request, obj, form, change):
+        stored = Memory.objects.get(pk=obj.pk)  # `obj` already carries the form's values
+        memory_update(memory=stored, fields=form.validated_changes, caller=caller_of(request.user))
+
+    def delete_model(self, request, obj):
+        memory_delete(memory=obj, caller=caller_of(request.user))
+
+    def delete_queryset(self, request, queryset):
+        for memory in queryset:
+            memory_delete(memory=memory, caller=caller_of(request.user))
+
+    @admin.action(description="Verify selected memories", permissions=["change"])
+    def verify_selected(self, request, queryset):
+        memories = list(queryset)
+        for memory in memories:
+            memory_verify(memory=memory, caller=caller_of(request.user))
+        self.message_user(request, f"Verified {len(memories)} memories.", messages.SUCCESS)
+
+    @admin.action(description="Unverify selected memories", permissions=["change"])
+    def unverify_selected(self, request, queryset):
+        memories = list(queryset)
+        for memory in memories:
+            memory_unverify(memory=memory, caller=caller_of(request.user))
+        self.message_user(request, f"Unverified {len(memories)} memories.", messages.SUCCESS)
