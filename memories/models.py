@@ -136,7 +136,8 @@ class Memory(models.Model):
     """What an agent or human stores: the current state the agent works with."""
 
     id = models.CharField(primary_key=True, max_length=40, default=new_memory_id, editable=False)
-    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="memories")
+    # Indexed by memory_count_idx below (mind first), so no separate index of its own.
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="memories", db_index=False)
     category = models.CharField(max_length=16, choices=Category.choices)
     key = models.CharField(max_length=128)
     content = models.TextField()
@@ -195,8 +196,12 @@ class Memory(models.Model):
             models.UniqueConstraint(fields=["mind", "category", "key"], name="memory_unique_mind_category_key"),
         ]
         indexes = [
-            # Recall: the mind's memories in recall order.
-            models.Index(fields=["mind", "priority_rank", "-updated_at"], name="memory_recall_idx"),
+            # Recall: the mind's memories in recall order, id last so that memories written in one
+            # batch (same updated_at) need no sort either.
+            models.Index(fields=["mind", "priority_rank", "-updated_at", "id"], name="memory_recall_order_idx"),
+            # Recall's header counts (current, verified) from the index alone: an index-only scan
+            # reads a few narrow pages where the table's rows carry whole vectors.
+            models.Index(fields=["mind"], include=["verified", "expires_at"], name="memory_count_idx"),
             # diff, timeline and lists by recency.
             models.Index(fields=["mind", "updated_at"], name="memory_mind_updated_idx"),
             # diff: what this server wrote since a time.

@@ -34,11 +34,13 @@ class RecallSelection:
 def recall_select(*, mind: Mind, limit: int, now: datetime | None = None) -> RecallSelection:
     """The first `limit` current memories in recall order (priority, then most recently updated)
     and the counts over all current memories. Two queries whatever the mind's size: the rows come
-    from `memory_recall_idx` (mind, priority_rank, -updated_at) with a LIMIT, the counts from one
+    from `memory_recall_order_idx` (mind, priority_rank, -updated_at, id) with a LIMIT, the counts from one
     aggregate."""
     now = now or timezone.now()
     current = memories_of(mind.pk).filter(current_filter(now))
-    counts = current.order_by().aggregate(total=Count("pk"), verified=Count("pk", filter=Q(verified=True)))
+    # Count("mind"), not Count("pk"): every column the count touches is in memory_count_idx, so
+    # PostgreSQL answers from the index without visiting the wide rows.
+    counts = current.order_by().aggregate(total=Count("mind"), verified=Count("mind", filter=Q(verified=True)))
     rows = list(current.order_by("priority_rank", "-updated_at", "pk")[:limit])
     return RecallSelection(
         mind=mind,
