@@ -181,6 +181,8 @@ REST_FRAMEWORK = {
         # Attempts per client address and per email at /login; brute force is slowed, typos are not.
         "login_ip": env_str("THROTTLE_LOGIN_IP") or "30/min",
         "login_email": env_str("THROTTLE_LOGIN_EMAIL") or "10/min",
+        # New accounts per client address; a script cannot mint accounts by the thousand.
+        "register_ip": env_str("THROTTLE_REGISTER_IP") or "20/hour",
         # Requests per Mind Key; an agent in a loop is stopped before it floods the mind.
         "mind_key": env_str("THROTTLE_MIND_KEY") or "1200/min",
     },

@@ -58,6 +58,12 @@ class LoginIPRateThrottle(_LiveRateThrottle):
         return self.key_for(self.get_ident(request))
 
 
+class RegisterIPRateThrottle(LoginIPRateThrottle):
+    """New accounts per client address (same address rules as the login throttle)."""
+
+    scope = "register_ip"
+
+
 class LoginEmailRateThrottle(_LiveRateThrottle):
     """Login attempts per email, whatever address they come from (slows distributed guessing)."""
 

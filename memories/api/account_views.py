@@ -60,7 +60,7 @@ from memories.services.accounts import (
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.permissions import IsHuman
 from memoryproject.schema import error_responses
-from memoryproject.throttling import LoginEmailRateThrottle, LoginIPRateThrottle
+from memoryproject.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
 
 ACCOUNTS_TAG = ["accounts"]
 MINDS_TAG = ["minds"]
@@ -89,6 +89,8 @@ class _AnonymousView(APIView):
 
 
 class RegisterView(_AnonymousView):
+    throttle_classes = [RegisterIPRateThrottle]
+
     @extend_schema(
         tags=ACCOUNTS_TAG,
         auth=[],

@@ -300,3 +300,19 @@ def test_human_calls_are_not_counted_by_the_mind_key_throttle(owner, rates):
     rates(mind_key="1/min")
 
     assert [_call(jwt_for(owner.user)).status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_registration_is_throttled_per_client_address(api, rates):
+    def register(n: int, address: str):
+        body = {"email": f"new{n}@example.com", "password": PASSWORD}
+        return api.post("/register", body, format="json", REMOTE_ADDR=address)
+
+    rates(register_ip="2/hour")
+    assert [register(n, "10.0.4.1").status_code for n in range(2)] == [201, 201]
+
+    refused = register(9, "10.0.4.1")
+    other_address = register(8, "10.0.4.2")
+
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "throttled"
+    assert other_address.status_code == 201
