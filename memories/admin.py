@@ -222,14 +222,14 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Verify selected memories", permissions=["change"])
     def verify_selected(self, request, queryset):
-        memories = list(queryset)
-        for memory in memories:
-            memory_verify(memory=memory, caller=caller_of(request.user))
-        self.message_user(request, f"Verified {len(memories)} memories.", messages.SUCCESS)
+        self._apply_to_each(request, queryset, memory_verify, "Verified")
 
     @admin.action(description="Unverify selected memories", permissions=["change"])
     def unverify_selected(self, request, queryset):
+        self._apply_to_each(request, queryset, memory_unverify, "Unverified")
+
+    def _apply_to_each(self, request, queryset, service, done: str) -> None:
         memories = list(queryset)
         for memory in memories:
-            memory_unverify(memory=memory, caller=caller_of(request.user))
-        self.message_user(request, f"Unverified {len(memories)} memories.", messages.SUCCESS)
+            service(memory=memory, caller=caller_of(request.user))
+        self.message_user(request, f"{done} {len(memories)} memories.", messages.SUCCESS)
