@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from django.db.models import Q
 from rest_framework import exceptions
 
 from memories.converters import MindIdConverter
@@ -39,11 +38,6 @@ class Access(IntEnum):
 AGENT_ACCESS = Access.WRITE
 
 MIND_NOT_FOUND = "No mind with this id is visible to you."
-
-
-def minds_visible_to(user) -> Q:
-    """A filter for Mind rows the human `user` owns or that are shared with them."""
-    return Q(owner=user) | Q(shares__user=user)
 
 
 def mind_access_of(*, user, mind: Mind) -> Access | None:

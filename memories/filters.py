@@ -8,12 +8,12 @@ from collections.abc import Iterable, Mapping
 
 import django_filters
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from memories.limits import MAX_TAG_CHARS
-from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source
+from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source, current_filter
 from memoryproject.fields import choices_help
 
 # Parameters every memory list takes besides its filters: the mind (humans) and paging.
@@ -126,7 +126,7 @@ class MemoryFilter(StrictFilterSet):
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
         queryset = super().filter_queryset(queryset)
         if not self.form.cleaned_data.get("include_expired"):
-            queryset = queryset.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+            queryset = queryset.filter(current_filter(timezone.now()))
         return queryset
 
 

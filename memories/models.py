@@ -132,6 +132,11 @@ class EventPrecision(models.TextChoices):
 PRIORITY_RANK = {Priority.CRITICAL: 0, Priority.HIGH: 1, Priority.NORMAL: 2, Priority.LOW: 3}
 
 
+def current_filter(now) -> models.Q:
+    """Not expired at `now`: expired memories leave recall, search, lists and overviews but stay stored."""
+    return models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
+
+
 class Memory(models.Model):
     """What an agent or human stores: the current state the agent works with."""
 

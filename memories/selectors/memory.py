@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework.exceptions import NotFound
 
 from memories.access import Access, mind_require
 from memories.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
-from memories.models import AuditAction, Memory, MemoryAudit
+from memories.models import AuditAction, Memory, MemoryAudit, current_filter
 from memoryproject.pagination import MAX_PAGE_LIMIT
 
 MEMORY_NOT_FOUND = "No memory with this id is visible to you."
@@ -60,12 +60,7 @@ def memories_unverified(*, mind_id: str) -> QuerySet[Memory]:
     Updated, not created: an agent rewriting a verified memory puts it back at the top of the queue.
     """
     now = timezone.now()
-    return (
-        memories_of(mind_id)
-        .filter(verified=False)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .order_by("-updated_at", "-id")
-    )
+    return memories_of(mind_id).filter(verified=False).filter(current_filter(now)).order_by("-updated_at", "-id")
 
 
 def memories_expiring(*, mind_id: str, within: timedelta) -> QuerySet[Memory]:

@@ -15,9 +15,8 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Trunc
 from django.utils import timezone
 
-from memories.models import Category, Memory, Mind, Priority, Source
+from memories.models import Category, Memory, Mind, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
-from memories.selectors.recall import current_filter
 from memories.selectors.system import worker_alive
 
 # --- stats ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from memories.models import Memory, Mind
+from memories.models import Memory, Mind, current_filter
 from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
 from memories.selectors.memory import memories_of
 from pipelinelog.spans import current_span
@@ -17,11 +17,6 @@ from pipelinelog.spans import current_span
 RECALL_DEFAULT_LIMIT = 100
 # Largest `limit` recall accepts (the contract's cap on every list).
 RECALL_MAX_LIMIT = 1000
-
-
-def current_filter(now: datetime) -> Q:
-    """Not expired at `now`: expired memories leave recall, lists and overviews but stay stored."""
-    return Q(expires_at__isnull=True) | Q(expires_at__gt=now)
 
 
 @dataclass(frozen=True)

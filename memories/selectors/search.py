@@ -13,12 +13,12 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memories.embedders import get_embedder
-from memories.models import Memory
+from memories.models import Memory, current_filter
 from memories.selectors.memory import memories_of
 from pipelinelog.spans import current_span
 
@@ -52,11 +52,6 @@ class SearchHit:
 class SemanticHit:
     memory: Memory
     similarity: float  # cosine similarity, 1 - cosine distance
-
-
-def live(memories: QuerySet[Memory]) -> QuerySet[Memory]:
-    """Expired memories leave search (they stay stored)."""
-    return memories.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
 
 
 def _ef_search_for(candidates: int) -> None:
@@ -102,7 +97,7 @@ UNION ALL
   ORDER BY embedding <=> %(vector)s::vector
   LIMIT %(candidates)s)
 """
-# The mind first, then expiry (as `live()`), then the optional filters.
+# The mind first, then expiry (as `memories.models.current_filter`), then the optional filters.
 _WHERE_SQL = "mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)"
 _TAG_SQL = " AND tags @> ARRAY[%(tag)s]::varchar(64)[]"
 _CATEGORY_SQL = " AND category = %(category)s"
@@ -196,7 +191,7 @@ def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: flo
     vector = get_embedder().embed([q])[0]
     with transaction.atomic():
         _ef_search_for(limit)
-        nearest = list(nearest_queryset(live(memories_of(mind_id)), vector, limit))
+        nearest = list(nearest_queryset(memories_of(mind_id).filter(current_filter(timezone.now())), vector, limit))
     hits = [SemanticHit(memory=memory, similarity=1.0 - memory.distance) for memory in nearest]
     hits = [hit for hit in hits if hit.similarity >= threshold]
     current_span().db_read(

@@ -17,8 +17,7 @@ from django.utils import timezone
 
 from memories.access import Caller
 from memories.limits import MAX_CONTENT_CHARS
-from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Mind, Source
-from memories.selectors.recall import current_filter
+from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Mind, Source, current_filter
 from memories.services.memory import memory_store
 from pipelinelog.spans import current_span
 
