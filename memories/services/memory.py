@@ -259,7 +259,13 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
     """
     source = _source_for(caller, fields.get("source"))
     key = fields.get("key") or derived_key(fields["category"], fields["content"])
-    lookup = Memory.objects.select_for_update().filter(mind=mind, category=fields["category"], key=key)
+    # The vector and the tsvector are the widest columns and no decision here reads them; a new
+    # embedding, when the content changes, is assigned and so saved anyway.
+    lookup = (
+        Memory.objects.select_for_update()
+        .defer("embedding", "search_vector")
+        .filter(mind=mind, category=fields["category"], key=key)
+    )
     existing = lookup.first()
     # Stamped after the transaction's first statement, so `updated_at` is never older than the
     # transaction's start: GET /memory/diff relies on that (selectors.memory.diff_window_end).
@@ -451,7 +457,11 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         )
     wanted = {(fields["category"], key) for _, fields, _, key in prepared}
     # Ordered by id, so two syncs touching the same memories lock them in the same order.
-    lookup = Memory.objects.select_for_update().filter(mind=mind, key__in={key for _, _, _, key in prepared})
+    lookup = (
+        Memory.objects.select_for_update()
+        .defer("embedding", "search_vector")
+        .filter(mind=mind, key__in={key for _, _, _, key in prepared})
+    )
     by_pair = {(m.category, m.key): m for m in lookup.order_by("pk") if (m.category, m.key) in wanted}
     now = timezone.now()  # after the lock: never older than this transaction's start (see memory_store)
 

@@ -5,6 +5,7 @@ from datetime import date, timedelta
 
 import pytest
 
+from memories.embedders import embed_text
 from memories.models import Memory, MemoryAudit
 
 pytestmark = pytest.mark.django_db
@@ -224,3 +225,13 @@ def test_output_only_fields_sent_back_are_ignored(mind):
     assert response.status_code == 201
     body = response.json()
     assert body["id"] != "mem_forged" and body["verified"] is False and not body["created_at"].startswith("2000")
+
+
+def test_an_upsert_keeps_the_vector_when_the_content_stays_and_replaces_it_when_it_changes(mind):
+    memory_id = store(mind.agent, category="fact", key="city", content="Berlin").json()["id"]
+    store(mind.agent, category="fact", key="city", content="Berlin", tags=["home"])
+    kept = Memory.objects.get(pk=memory_id)
+    assert (kept.tags, list(kept.embedding)) == (["home"], pytest.approx(list(embed_text("Berlin")), abs=1e-6))
+
+    store(mind.agent, category="fact", key="city", content="Hamburg")
+    assert list(Memory.objects.get(pk=memory_id).embedding) == pytest.approx(list(embed_text("Hamburg")), abs=1e-6)
