@@ -12,17 +12,23 @@ RECALL_QUERIES = 50
 
 
 def _nearest_ids(mind_id: str, vector, k: int, settings_sql: list[str]) -> tuple[list[str], str]:
-    """The ids the search's vector query returns under `settings_sql`, and its query plan."""
-    from django.db import connection, transaction
+    """The ids semantic search's vector query returns under `settings_sql`, and its query plan.
 
+    /memory/search's vector branch is the same ORDER BY embedding <=> … LIMIT under the same
+    mind and expiry filters, written in SQL (memories.selectors.search._CANDIDATES_SQL).
+    """
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from memories.models import current_filter
     from memories.selectors.memory import memories_of
-    from memories.selectors.search import live, nearest_queryset
+    from memories.selectors.search import nearest_queryset
 
     with transaction.atomic():
         with connection.cursor() as cursor:
             for statement in settings_sql:
                 cursor.execute(statement)
-        queryset = nearest_queryset(live(memories_of(mind_id)), vector, k)
+        queryset = nearest_queryset(memories_of(mind_id).filter(current_filter(timezone.now())), vector, k)
         ids = [memory.pk for memory in queryset]
         sql, params = queryset.query.sql_with_params()
         with connection.cursor() as cursor:
