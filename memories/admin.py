@@ -12,7 +12,6 @@ from memories.access import caller_of
 from memories.api.serializers import MemoryInputSerializer
 from memories.models import Memory, Mind, MindKey, MindShare
 from memories.services.accounts import (
-    SHARE_WITH_OWNER,
     mind_create,
     mind_delete,
     mind_key_issue,
@@ -113,22 +112,8 @@ class MindKeyAdmin(admin.ModelAdmin):
 # --- Shares ---------------------------------------------------------------------------------
 
 
-class MindShareAdminForm(forms.ModelForm):
-    class Meta:
-        model = MindShare
-        fields = ["mind", "user", "acl"]
-
-    def clean(self):
-        cleaned = super().clean()
-        mind, user = cleaned.get("mind"), cleaned.get("user")
-        if mind is not None and user is not None and mind.owner_id == user.pk:
-            self.add_error("user", SHARE_WITH_OWNER)
-        return cleaned
-
-
 @admin.register(MindShare)
 class MindShareAdmin(admin.ModelAdmin):
-    form = MindShareAdminForm
     list_display = ["mind", "user", "acl", "created_at"]
     list_select_related = ["mind", "user"]
     list_filter = ["acl"]
@@ -210,8 +195,9 @@ class MemoryAdmin(admin.ModelAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        stored = Memory.objects.get(pk=obj.pk)  # `obj` already carries the form's values
-        memory_update(memory=stored, fields=form.validated_changes, caller=caller_of(request.user))
+        # `obj` already carries the form's values; memory_update re-reads (and locks) the stored
+        # row, so the changes are measured against what is stored.
+        memory_update(memory=obj, fields=form.validated_changes, caller=caller_of(request.user))
 
     def delete_model(self, request, obj):
         memory_delete(memory=obj, caller=caller_of(request.user))

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Case, Value, When
 from django.utils import timezone
@@ -57,6 +58,9 @@ class MindKey(models.Model):
         return self.revoked_at is not None
 
 
+SHARE_WITH_OWNER = "This is the mind's owner, who already has full access."
+
+
 class ShareAccess(models.TextChoices):
     READ = "read", "read"
     WRITE = "write", "write"
@@ -78,6 +82,10 @@ class MindShare(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} → {self.mind_id} ({self.acl})"
+
+    def clean(self) -> None:
+        if self.mind_id is not None and self.user_id is not None and self.mind.owner_id == self.user_id:
+            raise ValidationError({"user": [SHARE_WITH_OWNER]})
 
 
 # --- Memories -------------------------------------------------------------------------------

@@ -316,3 +316,10 @@ def test_registration_is_throttled_per_client_address(api, rates):
     assert refused.status_code == 429
     assert refused.json()["error"]["code"] == "throttled"
     assert other_address.status_code == 201
+
+
+def test_an_email_with_an_apostrophe_can_register(api):
+    response = api.post("/register", {"email": "O'Brien@example.com", "password": PASSWORD}, format="json")
+
+    assert response.status_code == 201
+    assert response.json()["user"]["email"] == "o'brien@example.com"

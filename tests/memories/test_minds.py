@@ -470,3 +470,17 @@ def test_the_admin_refuses_to_share_a_mind_with_its_owner(staff, owner, mind):
     assert response.status_code == 200  # the form again, with the error
     assert "already has full access" in response.content.decode()
     assert MindShare.objects.count() == 0
+
+
+def test_a_new_key_draws_again_when_its_prefix_is_taken(mind, monkeypatch):
+    taken = MindKey.objects.filter(mind=mind.mind).get().prefix
+    draws = iter(
+        [(f"{taken}_first-draw-collides-{'x' * 30}", taken), ("mk_0badc0de_second-draw-is-free", "mk_0badc0de")]
+    )
+    monkeypatch.setattr("memories.services.accounts.mind_key_generate", lambda: next(draws))
+
+    issued = mind_key_issue(mind=mind.mind, label="retry")
+
+    assert issued.key.prefix == "mk_0badc0de"
+    assert MindKey.objects.filter(mind=mind.mind).count() == 2
+
