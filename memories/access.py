@@ -70,7 +70,7 @@ def mind_get_for(*, user, mind_id: str, need: Access) -> tuple[Mind, Access]:
     # not reach PostgreSQL, which refuses NUL in text with an error.
     if not re.fullmatch(MindIdConverter.regex, mind_id):
         raise exceptions.NotFound(MIND_NOT_FOUND)
-    mind = Mind.objects.select_related("owner").filter(pk=mind_id).first()
+    mind = Mind.objects.filter(pk=mind_id).first()
     if mind is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)
     return mind, mind_require(user=user, mind=mind, need=need)
