@@ -53,7 +53,7 @@ class StrictFloatField(serializers.FloatField):
 
 
 class StrictBooleanField(serializers.BooleanField):
-    """Only JSON true/false in bodies; query strings use `query_bool` instead."""
+    """Only JSON true/false in bodies; query strings use QueryBooleanField instead."""
 
     default_error_messages = {"not_a_boolean": "Must be true or false."}
 
@@ -82,14 +82,21 @@ class FlexibleTimeField(serializers.Field):
 
 # --- Query-string and body numbers ----------------------------------------------------------
 
+# Digits a query-string number may have: longer ones are nonsense and could overflow SQL.
 _WHOLE_NUMBER = re.compile(r"^[0-9]{1,18}$")
 
 
 class QueryIntegerField(serializers.IntegerField):
     """A whole number in a query string: digits only ("10", not "10.0" or "1e1")."""
 
+    def get_value(self, dictionary):
+        # `?limit=` given but empty is a mistake to name, not a parameter left out.
+        if self.field_name in dictionary and dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)
+
     def to_internal_value(self, data):
-        if not isinstance(data, str) or not _WHOLE_NUMBER.match(data.strip()):
+        if not isinstance(data, str) or not _WHOLE_NUMBER.match(data):
             raise serializers.ValidationError(self._range_help())
         value = int(data)
         if (self.min_value is not None and value < self.min_value) or (
@@ -115,10 +122,25 @@ class BodyIntegerField(serializers.IntegerField):
         return data
 
 
-class QueryBooleanField(serializers.BooleanField):
-    """true/false (also 1/0, yes/no) in a query string."""
+# The words a query-string boolean may be (any case). Also used by the django-filter field of
+# memories.filters, so every endpoint reads `?include_expired=` alike.
+QUERY_TRUE_WORDS = frozenset({"true", "1"})
+QUERY_FALSE_WORDS = frozenset({"false", "0"})
+QUERY_BOOLEAN_HELP = "Use true or false (1 or 0 work too)."
 
-    default_error_messages = {"invalid": "Use true or false (1 or 0 work too)."}
+
+class QueryBooleanField(serializers.BooleanField):
+    """true/false or 1/0 (any case) in a query string; DRF's own would also take yes/on/…"""
+
+    default_error_messages = {"invalid": QUERY_BOOLEAN_HELP}
+
+    def to_internal_value(self, data):
+        word = data.strip().lower() if isinstance(data, str) else None
+        if word in QUERY_TRUE_WORDS:
+            return True
+        if word in QUERY_FALSE_WORDS:
+            return False
+        self.fail("invalid")
 
 
 class QueryFloatField(serializers.FloatField):

@@ -16,21 +16,24 @@ Usage in an APIView:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
+
+from memoryproject.fields import QueryIntegerField
 
 # Largest page any list returns (the contract's cap on `limit`).
 MAX_PAGE_LIMIT = 1000
 # Page size of a list whose view sets no `page_default_limit`.
 DEFAULT_PAGE_LIMIT = 100
-# Digits accepted in `limit` / `offset`; longer numbers are nonsense and could overflow SQL.
-_WHOLE_NUMBER = re.compile(r"^[0-9]{1,18}$")
+
+
+class _PageParams(serializers.Serializer):
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT)
+    offset = QueryIntegerField(required=False, min_value=0)
 
 
 class LimitOffsetPaging(LimitOffsetPagination):
@@ -57,30 +60,10 @@ class LimitOffsetPaging(LimitOffsetPagination):
 
     def get_limit_and_offset(self, request, view) -> tuple[int, int]:
         """Both parameters, checked together so every bad one is named in one 400."""
-        errors: dict[str, list[str]] = {}
-        limit = self.view_default_limit(view)
-        offset = 0
-        raw_limit = request.query_params.get(self.limit_query_param)
-        if raw_limit is not None:
-            if not _WHOLE_NUMBER.match(raw_limit) or not 1 <= int(raw_limit) <= self.max_limit:
-                errors[self.limit_query_param] = [f"Use a whole number from 1 to {self.max_limit}."]
-            else:
-                limit = int(raw_limit)
-        raw_offset = request.query_params.get(self.offset_query_param)
-        if raw_offset is not None:
-            if not _WHOLE_NUMBER.match(raw_offset):
-                errors[self.offset_query_param] = ["Use a whole number, 0 or more."]
-            else:
-                offset = int(raw_offset)
-        if errors:
-            raise ValidationError(errors)
-        return limit, offset
-
-    def get_limit(self, request) -> int:
-        return self.get_limit_and_offset(request, None)[0]
-
-    def get_offset(self, request) -> int:
-        return self.get_limit_and_offset(request, None)[1]
+        params = _PageParams(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        limit = params.validated_data.get(self.limit_query_param, self.view_default_limit(view))
+        return limit, params.validated_data.get(self.offset_query_param, 0)
 
     def get_paginated_response(self, data) -> Response:
         return Response({"count": self.count, "limit": self.limit, "offset": self.offset, "results": data})

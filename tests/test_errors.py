@@ -180,3 +180,22 @@ def test_no_body_or_query_makes_an_endpoint_answer_500(owner, mind, reader, endp
     assert response.status_code < 500
     if response.status_code >= 400:
         _assert_error_shape(response, response.status_code)
+
+
+@pytest.mark.parametrize(
+    ("path", "param"),
+    [
+        ("/memory?include_expired=yes", "include_expired"),
+        ("/memory/tags?include_expired=yes", "include_expired"),
+        ("/memory?limit=%205", "limit"),
+        ("/memory/tags?limit=%205", "limit"),
+        ("/memory/diff?since=0&limit=10.0", "limit"),
+        ("/memory/diff?since=0&limit=", "limit"),
+        ("/memory?limit=10.0", "limit"),
+    ],
+)
+def test_query_booleans_and_numbers_are_read_alike_on_every_endpoint(mind, path, param):
+    response = mind.agent.get(path)
+
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == [param]

@@ -21,6 +21,7 @@ from memories.limits import (
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
 from memoryproject.fields import (
     FlexibleTimeField,
+    QueryIntegerField,
     StrictCharField,
     StrictChoiceField,
     StrictFloatField,
@@ -237,14 +238,7 @@ class DiffQuerySerializer(serializers.Serializer):
     since = FlexibleTimeField(
         error_messages={"required": "Give since: the `now` of your previous diff, or a time (ISO 8601 or epoch)."}
     )
-    limit = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=MAX_PAGE_LIMIT,
-        error_messages={
-            key: f"Use a whole number from 1 to {MAX_PAGE_LIMIT}." for key in ("invalid", "min_value", "max_value")
-        },
-    )
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT)
 
 
 class DiffSerializer(serializers.Serializer):
