@@ -4,6 +4,8 @@ import hashlib
 from datetime import date, timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memories.embedders import embed_text
 from memories.models import Memory, MemoryAudit
@@ -235,3 +237,15 @@ def test_an_upsert_keeps_the_vector_when_the_content_stays_and_replaces_it_when_
 
     store(mind.agent, category="fact", key="city", content="Hamburg")
     assert list(Memory.objects.get(pk=memory_id).embedding) == pytest.approx(list(embed_text("Hamburg")), abs=1e-6)
+
+
+def test_an_upsert_that_keeps_the_content_neither_reads_nor_writes_the_vector(mind, settings):
+    settings.PIPELINE_LOG_ENABLED = False  # only the store's own statements
+    store(mind.agent, category="fact", key="city", content="Berlin")
+
+    with CaptureQueriesContext(connection) as queries:
+        store(mind.agent, category="fact", key="city", content="Berlin", tags=["home"])
+
+    touching = [q["sql"] for q in queries if "memories_memory" in q["sql"] and '"embedding"' in q["sql"]]
+    assert touching == []
+    assert any(q["sql"].startswith('UPDATE "memories_memory"') for q in queries)  # the tags did change
