@@ -58,6 +58,8 @@ def mind_require(*, user, mind: Mind, need: Access) -> Access:
     if level is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)
     # The caller can see the mind: the request's log rows belong to it (a refused write included).
+    # Humans name a mind per request, so it is bound here; a Mind Key bound its own mind when it
+    # authenticated (memoryproject.authentication).
     current_span().bind_mind(mind)
     if level < need:
         raise exceptions.PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")
@@ -80,7 +82,6 @@ def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:
     """The mind a memory endpoint acts on: the key's mind, or `?mind=` / `X-Mind` for humans."""
     user = request.user
     if isinstance(user, AgentPrincipal):
-        current_span().bind_mind(user.mind)  # an agent's request always belongs to its key's mind
         if need > AGENT_ACCESS:
             raise exceptions.PermissionDenied("A Mind Key cannot do this; a human with access to the mind can.")
         return user.mind, AGENT_ACCESS

@@ -54,7 +54,8 @@ class QueryBooleanFilter(django_filters.Filter):
     field_class = QueryBooleanField
 
 
-def _choice_filter(choices: list[str], **kwargs) -> django_filters.ChoiceFilter:
+def choice_filter(choices: list[str], **kwargs) -> django_filters.ChoiceFilter:
+    """A filter taking one of `choices`; any other value is a 400 listing them."""
     return django_filters.ChoiceFilter(
         choices=[(value, value) for value in choices],
         error_messages={"invalid_choice": f'"%(value)s" is not allowed. {choices_help(choices)}'},
@@ -112,10 +113,10 @@ def _keep(queryset: QuerySet, name: str, value: object) -> QuerySet:
 class MemoryFilter(StrictFilterSet):
     """GET /memory: filters of the list. Expired memories are left out unless include_expired=true."""
 
-    category = _choice_filter(Category.values)
+    category = choice_filter(Category.values)
     tag = TagFilter()
-    priority = _choice_filter(Priority.values)
-    source = _choice_filter(Source.values)
+    priority = choice_filter(Priority.values)
+    source = choice_filter(Source.values)
     verified = QueryBooleanFilter(field_name="verified")
     include_expired = QueryBooleanFilter(method=_keep)
 
@@ -139,7 +140,7 @@ class MemoryByTagFilter(MemoryFilter):
 class AuditFilter(StrictFilterSet):
     """GET /memory/audit."""
 
-    action = _choice_filter(AuditAction.values)
+    action = choice_filter(AuditAction.values)
 
     class Meta:
         model = MemoryAudit

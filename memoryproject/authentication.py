@@ -12,6 +12,7 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from memories.keys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
 from memories.models import Mind, MindKey
+from pipelinelog.spans import current_span
 
 # `last_used_at` is written at most this often per key, so a busy agent costs no write per call.
 KEY_LAST_USED_WRITE_INTERVAL = timedelta(minutes=1)
@@ -66,6 +67,8 @@ class MindKeyAuthentication(authentication.BaseAuthentication):
         if key.is_revoked:
             raise exceptions.AuthenticationFailed("The Mind Key was revoked; ask the mind's owner for a new one.")
         self._touch(key)
+        # An agent's request belongs to its key's mind, whatever the endpoint: bound here, once.
+        current_span().bind_mind(key.mind)
         return AgentPrincipal(key=key), key
 
     @staticmethod

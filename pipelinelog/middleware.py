@@ -1,30 +1,30 @@
-"""Every API request is a span: `input` (what was asked), `output` (status, duration).
+"""Every API request is a span: `input` (what was asked), `output` (its status).
 
 `X-Turn-Id` (any string of at most 100 characters without control characters) names the
 turn; it is echoed on the response, and a uuid4 is generated when the header is absent or
 blank. A longer or malformed value answers 400 — silently replacing it would break the
-client's correlation without telling them.
+client's correlation without telling them. Code that needs the turn reads
+`pipelinelog.spans.current_turn_id()`.
 
 The node is the URL pattern's name (`memory-list`), else the path. The caller (`source`) is
 read after the view ran, because DRF authenticates inside the view (it sets the user on the
-wrapped Django request too). Secrets never enter the log: the request summary leaves out every
-header, redacts credential fields of the query and the body, and the writer redacts again.
+wrapped Django request too); a Mind Key binds its mind when it authenticates
+(`memoryproject.authentication`). Secrets never enter the log: the request summary leaves out
+every header, redacts credential fields of the query and the body, and the writer redacts again.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
-from django.urls import Resolver404, resolve
 
-from memoryproject.authentication import is_agent
+from memories.access import caller_label
 from memoryproject.errors import error_response
-from pipelinelog.constants import NODE_MAX_LENGTH, SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH, setting
-from pipelinelog.redaction import redact_text, summarize
+from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH, setting
+from pipelinelog.redaction import summarize
 from pipelinelog.spans import STATUS_ERROR, Span, current_span, new_turn_id, turn_scope
 
 TURN_HEADER = "X-Turn-Id"
@@ -52,14 +52,24 @@ def _querydict_summary(query: QueryDict) -> dict[str, Any]:
     return summarize({key: (values[0] if len(values) == 1 else values) for key, values in query.lists()})
 
 
-def body_summary(request: HttpRequest) -> Any:
-    """The parsed body (JSON or form), summarized; other bodies only by type and size."""
+def body_read(request: HttpRequest) -> bytes | None:
+    """The raw body, or None when there is none. Read before the view: once DRF has read the
+    request's stream itself, Django refuses `request.body`. Raises when Django cannot read it."""
     if request.method in ("GET", "HEAD", "OPTIONS", "DELETE") and not request.META.get("CONTENT_LENGTH"):
         return None
-    try:
-        raw = request.body  # cached by Django, so the view can still read it
-    except Exception:
-        return {"unreadable": True}
+    return request.body or None  # cached by Django, so the view can still read it
+
+
+def body_summary(request: HttpRequest, raw: bytes | None) -> Any:
+    """The body (JSON or form), summarized; other bodies only by type and size.
+
+    Called after the view: a JSON object DRF parsed is reused (`parsed_json`, left by
+    `memoryproject.parsers.JSONObjectParser`); the raw body is parsed here only when nothing
+    parsed it (a view that never read `request.data`, a body the parser refused).
+    """
+    parsed = getattr(request, "parsed_json", None)
+    if parsed is not None:
+        return summarize(parsed)
     if not raw:
         return None
     content_type = request.content_type or ""
@@ -76,30 +86,21 @@ def body_summary(request: HttpRequest) -> Any:
 def caller_source(request: HttpRequest) -> str:
     """`agent:<key prefix>`, `user:<id>` or `anonymous`, as the view authenticated it."""
     user = getattr(request, "user", None)
-    if is_agent(user):
-        return f"agent:{user.key.prefix}"
-    if user is not None and getattr(user, "is_authenticated", False):
-        return f"user:{user.pk}"
-    return SOURCE_ANONYMOUS
+    if user is None or not user.is_authenticated:
+        return SOURCE_ANONYMOUS
+    return caller_label(user)
 
 
 def _node_of(request: HttpRequest) -> str:
-    """The URL pattern's name; for the trailing-slash twin (unnamed, see `route()`) the name of the
-    slash-less form; else the pattern itself (no ids in it); else the path."""
+    """The URL pattern's name (both forms of a `route()` carry it); else the pattern itself (no
+    ids in it); else the path."""
     match = getattr(request, "resolver_match", None)
     if match is None:
-        return request.path[:NODE_MAX_LENGTH]
+        return request.path
     if match.url_name:
         return match.url_name
-    if request.path.endswith("/") and len(request.path) > 1:
-        try:
-            twin = resolve(request.path[:-1], urlconf=getattr(request, "urlconf", None))
-        except Resolver404:
-            twin = None
-        if twin is not None and twin.url_name and twin.func is match.func:
-            return twin.url_name
     readable = match.route and not match.route.startswith("^")  # regex routes (the catch-all) are not
-    return (match.route if readable else request.path)[:NODE_MAX_LENGTH]
+    return match.route if readable else request.path
 
 
 def _error_code_of(response: HttpResponse) -> str | None:
@@ -120,7 +121,6 @@ class PipelineLogMiddleware:
         turn_id, problem = turn_id_parse(request.headers.get(TURN_HEADER))
         if problem:
             return error_response(400, "invalid_header", problem, {TURN_HEADER: [problem]})
-        request.turn_id = turn_id  # views read it (memories store it on what they write)
         with turn_scope(turn_id):
             if (
                 not setting("PIPELINE_LOG_ENABLED")
@@ -134,25 +134,27 @@ class PipelineLogMiddleware:
         return response
 
     def _logged(self, request: HttpRequest, turn_id: str) -> HttpResponse:
-        with Span(request.path[:NODE_MAX_LENGTH], turn_id=turn_id) as request_span:
+        with Span(request.path, turn_id=turn_id) as request_span:
             request_span.set_source_resolver(lambda: caller_source(request))
-            request_span.input(
-                {
-                    "method": request.method,
-                    "path": request.path,
-                    "query": _querydict_summary(request.GET),
-                    "body": body_summary(request),
-                }
-            )
-            started = time.perf_counter()
+            try:
+                raw_body, unreadable = body_read(request), False
+            except Exception:  # over DATA_UPLOAD_MAX_MEMORY_SIZE, a broken stream: the view answers it
+                raw_body, unreadable = None, True
+            request_input: dict[str, Any] = {
+                "method": request.method,
+                "path": request.path,
+                "query": _querydict_summary(request.GET),
+                "body": None,
+            }
+            request_span.input(request_input)
             response = self.get_response(request)
-            duration_ms = round((time.perf_counter() - started) * 1000, 3)
 
+            # Summarized now that the view's parser may have parsed the body. The span still holds
+            # its input row (rows go to the writer when it ends), so the row is written with it —
+            # unless the view logged SPAN_HOLD_MAX_ROWS rows, which hands the row over early.
+            request_input["body"] = {"unreadable": True} if unreadable else body_summary(request, raw_body)
             request_span.rename(_node_of(request))
-            user = getattr(request, "user", None)
-            if request_span.mind_id is None and is_agent(user):
-                request_span.bind_mind(user.mind)  # an agent's request belongs to its key's mind
-            output: dict[str, Any] = {"status": response.status_code, "duration_ms": duration_ms}
+            output: dict[str, Any] = {"status": response.status_code}
             error_code = _error_code_of(response)
             if error_code:
                 output["error"] = error_code
@@ -166,5 +168,5 @@ class PipelineLogMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> None:
         # Only exceptions of plain Django views get here (DRF answers its own); the request
         # still ends as a 500 response, which the output row records.
-        current_span().error({"type": type(exception).__name__, "message": redact_text(str(exception))[:500]})
+        current_span().fail(exception)
         return None

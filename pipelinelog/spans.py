@@ -14,7 +14,8 @@ A span is one run of one node; every row it writes carries its `span_id` (uuid4)
 turn's `turn_id`. `turn_id`, `source` and the mind default from the enclosing span (held in a
 contextvar, so threads and asyncio tasks never see each other's spans; a new thread starts
 with no span and hence a new turn). An exception passing through a span writes an `error`
-row and `span_end` with status `error`, then propagates.
+row and `span_end` with status `error`, then propagates; `fail()` does the same for an error
+the code caught itself.
 
 A span holds its rows until it ends (or SPAN_HOLD_MAX_ROWS accumulate), then hands them to
 the buffered writer in one piece. That is what lets facts learnt late — the mind bound by
@@ -45,6 +46,7 @@ from pipelinelog.constants import (
     TURN_ID_MAX_LENGTH,
     setting,
 )
+from pipelinelog.redaction import redact_text
 from pipelinelog.writer import Row, writer
 
 # Span statuses written into span_end.
@@ -88,21 +90,26 @@ def _mind_id_of(mind: Any) -> str | None:
     return str(getattr(mind, "pk", mind))
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit]
+def _error_content(error: BaseException | str) -> dict[str, str]:
+    """What an `error` row says: the exception's type and message, or the text given.
+
+    Redacted before it is cut: a token cut in half would no longer look like one to the writer.
+    """
+    if isinstance(error, BaseException):
+        return {"type": type(error).__name__, "message": redact_text(str(error))[:SUMMARY_MAX_STRING]}
+    return {"message": redact_text(error)[:SUMMARY_MAX_STRING]}
 
 
 class Span:
     """One node run. Use through `span()`; see the module docstring."""
 
-    active = True
-
     def __init__(self, node: str, *, turn_id: str | None = None, mind: Any = None, source: str | None = None) -> None:
-        self.node = _clip(node, NODE_MAX_LENGTH)
+        self.node = node[:NODE_MAX_LENGTH]
         self.span_id = uuid.uuid4()
-        self._turn_id = _clip(turn_id, TURN_ID_MAX_LENGTH) if turn_id else None
+        # Given, or inherited when the span starts (the enclosing span's, the turn scope's, or new).
+        self.turn_id: str | None = turn_id[:TURN_ID_MAX_LENGTH] if turn_id else None
         self._mind_id = _mind_id_of(mind)
-        self._source = _clip(source, SOURCE_MAX_LENGTH) if source else None
+        self._source = source[:SOURCE_MAX_LENGTH] if source else None
         self._source_resolver: Callable[[], str | None] | None = None
         self._parent: Span | None = None
         self._rows: list[tuple[Any, str, Any]] = []
@@ -114,8 +121,8 @@ class Span:
     # --- lifecycle ------------------------------------------------------------------------------
     def __enter__(self) -> Span:
         self._parent = _active_span.get()
-        if self._turn_id is None:
-            self._turn_id = self._parent.turn_id if self._parent is not None else (_active_turn.get() or new_turn_id())
+        if self.turn_id is None:
+            self.turn_id = self._parent.turn_id if self._parent is not None else (_active_turn.get() or new_turn_id())
         self._started = time.perf_counter()
         self._record("span_start", None)
         self._token = _active_span.set(self)
@@ -128,8 +135,7 @@ class Span:
         except ValueError:  # exited in another context than entered (a generator moved between tasks)
             _active_span.set(self._parent)
         if exc is not None:
-            self.error({"type": type(exc).__name__, "message": _clip(str(exc), SUMMARY_MAX_STRING)})
-            self._status = STATUS_ERROR
+            self.fail(exc)
         self.end()
         return False
 
@@ -142,17 +148,12 @@ class Span:
         self._record("span_end", {"status": self._status, "duration_ms": duration_ms})
         self._release()
 
+    def fail(self, error: BaseException | str) -> None:
+        """Write an `error` row for `error` (an exception, or the text of one) and end with status `error`."""
+        self.error(_error_content(error))
+        self._status = STATUS_ERROR
+
     # --- late facts ----------------------------------------------------------------------------
-    @property
-    def turn_id(self) -> str:
-        if self._turn_id is None:  # used before it started
-            self._turn_id = current_turn_id() or new_turn_id()
-        return self._turn_id
-
-    @property
-    def status(self) -> str:
-        return self._status
-
     def set_status(self, status: str) -> None:
         """What span_end will say (`ok`, `error`, or a word of the caller's: `client_error`)."""
         self._status = status
@@ -166,7 +167,7 @@ class Span:
 
     def rename(self, node: str) -> None:
         """Set the node name after the fact (a request learns its URL name only after routing)."""
-        self.node = _clip(node, NODE_MAX_LENGTH)
+        self.node = node[:NODE_MAX_LENGTH]
 
     def set_source_resolver(self, resolver: Callable[[], str | None]) -> None:
         """Ask `resolver` for the source when the rows are released (the caller of a request is
@@ -189,7 +190,7 @@ class Span:
             except Exception:
                 resolved = None
             if resolved:
-                return _clip(resolved, SOURCE_MAX_LENGTH)
+                return resolved[:SOURCE_MAX_LENGTH]
         return self._parent.source if self._parent is not None else SOURCE_SYSTEM
 
     # --- one method per kind -------------------------------------------------------------------
@@ -258,10 +259,8 @@ def _merge(content: Any, fields: dict[str, Any]) -> Any:
 class NoopSpan:
     """What `current_span()` returns outside any span and everything returns with logging off."""
 
-    active = False
     span_id = None
     node = ""
-    status = STATUS_OK
     mind_id = None
     source = SOURCE_SYSTEM
 
@@ -279,7 +278,7 @@ class NoopSpan:
         return None
 
     input = output = calculation = decision = db_read = db_write = error = note = prompt = token = _ignore
-    bind_mind = rename = set_status = set_source_resolver = end = _ignore
+    bind_mind = rename = set_status = set_source_resolver = fail = end = _ignore
 
     def __repr__(self) -> str:
         return "<NoopSpan>"

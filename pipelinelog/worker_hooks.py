@@ -8,14 +8,15 @@ and `post_execute_in_worker` closes it — both run in the worker process, aroun
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
 from django_q.utils import get_func_repr
 
-from pipelinelog.constants import SOURCE_WORKER, SUMMARY_MAX_STRING, setting
+from pipelinelog.constants import SOURCE_WORKER, setting
 from pipelinelog.redaction import summarize
-from pipelinelog.spans import STATUS_ERROR, Span, current_turn_id, span
+from pipelinelog.spans import current_turn_id, span
 from pipelinelog.writer import log_flush
 
 # Key under which the enqueuing turn travels inside django-q2's task dictionary.
@@ -45,13 +46,11 @@ def on_post_execute_in_worker(sender: Any, func: Any, task: dict, **kwargs: Any)
     spans = getattr(_open, "spans", None)
     task_span = spans.pop() if spans else None
     if task_span is not None:
-        if task.get("success"):
-            task_span.__exit__(None, None, None)
-        else:
-            # The worker caught the exception; its text (message + traceback) is in `result`.
-            task_span.error({"result": str(task.get("result", ""))[:SUMMARY_MAX_STRING]})
-            if isinstance(task_span, Span):
-                task_span.set_status(STATUS_ERROR)
-            task_span.__exit__(None, None, None)
+        if not task.get("success"):
+            # The worker caught the exception and keeps its text (message + traceback) in
+            # `result`; in sync mode it sends this signal from its `except` block instead, before
+            # setting `result`, so the exception itself is at hand there.
+            task_span.fail(sys.exc_info()[1] or str(task.get("result", "")))
+        task_span.__exit__(None, None, None)
     if not task.get("sync") and setting("PIPELINE_LOG_ENABLED"):
         log_flush()

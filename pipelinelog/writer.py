@@ -3,13 +3,18 @@
 Nothing on a request thread touches the database (unless PIPELINE_LOG_SYNC is on, for tests):
 `submit()` appends to an in-process deque and at most sets an event. The writer thread wakes
 every LOG_FLUSH_SECONDS or as soon as LOG_FLUSH_BATCH rows wait, drains the deque and inserts
-with `bulk_create` on its own database connection, which it closes after every flush (Django
+with PostgreSQL `COPY` on its own database connection, which it closes after every flush (Django
 connections belong to the thread that opened them).
 
 Rows are also flushed at interpreter exit (atexit), on SIGTERM (the previous handler is called
-afterwards), and at the end of every django-q2 task (`pipelinelog.apps`). A flush that fails
-is logged with Python logging and its rows are dropped; the writer keeps running. A process
-killed with SIGKILL loses what was still buffered: at most the rows of the last interval.
+afterwards), and at the end of every django-q2 task (`pipelinelog.worker_hooks`); the exit hooks
+are installed once, at start-up (`pipelinelog.apps`). A flush that fails is logged with Python
+logging and its rows are dropped; the writer keeps running. A process killed with SIGKILL loses
+what was still buffered: at most the rows of the last interval.
+
+In both modes a row of a mind that no longer exists (deleted between logging and writing; the
+request that deletes a mind is bound to it) is written without its mind and without its
+content: the trace that something happened stays, nothing of the deleted mind does.
 """
 
 from __future__ import annotations
@@ -21,7 +26,6 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Iterable
 from typing import NamedTuple
 
 from django.db import connection, transaction
@@ -49,20 +53,12 @@ class Row(NamedTuple):
 _COLUMNS = ("created_at", "turn_id", "span_id", "source", "node", "kind", "content", "mind_id")
 
 
-def rows_insert(rows: list[Row], *, check_minds: bool = True) -> int:
-    """Insert `rows` on the current thread's connection; rows of minds deleted meanwhile are left out.
+def rows_insert(rows: list[Row]) -> int:
+    """Insert `rows` on the current thread's connection (rows of deleted minds lose mind and content).
 
     Returns the number of rows written. Raises on database errors (callers decide what to drop).
     """
-    from memories.models import Mind
-
-    mind_ids = {row.mind_id for row in rows if row.mind_id is not None}
-    if check_minds and mind_ids:
-        # A mind deleted between logging and flushing takes its rows with it (CASCADE would have),
-        # instead of failing the whole batch on the foreign key.
-        alive = set(Mind.objects.filter(pk__in=mind_ids).values_list("pk", flat=True))
-        if len(alive) < len(mind_ids):
-            rows = [row for row in rows if row.mind_id is None or row.mind_id in alive]
+    rows = _without_deleted_minds(rows)
     records = [
         (
             row.created_at,
@@ -79,6 +75,26 @@ def rows_insert(rows: list[Row], *, check_minds: bool = True) -> int:
     if records:
         _copy_records(records)
     return len(records)
+
+
+def _without_deleted_minds(rows: list[Row]) -> list[Row]:
+    """`rows`, those of a mind that no longer exists without their mind and their content.
+
+    Such a row cannot keep its mind (the foreign key would fail the whole batch) and must not keep
+    what it says about the mind (deleting a mind deletes its data); its node, kind, caller and
+    time stay as the trace that something happened — the deletion itself, usually.
+    """
+    from memories.models import Mind
+
+    mind_ids = {row.mind_id for row in rows if row.mind_id is not None}
+    if not mind_ids:
+        return rows
+    alive = set(Mind.objects.filter(pk__in=mind_ids).values_list("pk", flat=True))
+    if len(alive) == len(mind_ids):
+        return rows
+    return [
+        row if row.mind_id is None or row.mind_id in alive else row._replace(mind_id=None, content=None) for row in rows
+    ]
 
 
 def _copy_records(records: list[tuple]) -> None:
@@ -167,22 +183,20 @@ class BufferedWriter:
 
     def _insert_now(self, rows: list[Row]) -> None:
         # Synchronous mode (tests): the caller's connection, inside a savepoint when a transaction
-        # is open, so a failed insert never breaks the caller's transaction. The foreign key is
-        # checked at commit there, so the mind check is skipped (one query less per span).
+        # is open, so a failed insert never breaks the caller's transaction.
         try:
-            rows_insert(rows, check_minds=False)
+            rows_insert(rows)
         except Exception:
             logger.exception("Pipeline log: writing %d rows failed; they were dropped.", len(rows))
 
     # --- the thread ---------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the writer thread (idempotent); also installs the exit hooks when possible."""
+        """Start the writer thread (idempotent). The exit hooks are `install_exit_hooks()`'s job."""
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._stop.clear()
                 self._thread = threading.Thread(target=self._run, name="pipelinelog-writer", daemon=True)
                 self._thread.start()
-        self.install_exit_hooks()
 
     def stop(self, *, timeout: float = SHUTDOWN_FLUSH_TIMEOUT_SECONDS) -> None:
         """Stop the writer thread after one last flush (shutdown paths, tests)."""
@@ -230,7 +244,10 @@ class BufferedWriter:
 
     # --- exit hooks ---------------------------------------------------------------------------
     def install_exit_hooks(self) -> None:
-        """atexit always; the SIGTERM handler only from the main thread (Python allows no other)."""
+        """atexit always; the SIGTERM handler only from the main thread (Python allows no other).
+
+        Called once, from `PipelinelogConfig.ready()` when the log is buffered.
+        """
         if self._exit_hooks_installed or threading.current_thread() is not threading.main_thread():
             return
         self._exit_hooks_installed = True
@@ -277,7 +294,3 @@ os.register_at_fork(after_in_child=writer._after_fork_in_child)
 def log_flush(*, timeout: float = SHUTDOWN_FLUSH_TIMEOUT_SECONDS) -> int:
     """Write everything buffered in this process now (end of a task, tests, shutdown)."""
     return writer.flush(timeout=timeout)
-
-
-def rows_submit(rows: Iterable[Row]) -> None:
-    writer.submit(list(rows))

@@ -45,6 +45,7 @@ from memories.services.memory import (
 )
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.permissions import IsHuman
+from pipelinelog.spans import current_turn_id
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -61,8 +62,8 @@ _IDEMPOTENCY_PARAMETER = OpenApiParameter(
 
 
 def turn_id_of(request) -> str:
-    """The request's turn id (set by the pipeline-log middleware, else the client's header)."""
-    return (getattr(request, "turn_id", None) or request.headers.get("X-Turn-Id", ""))[:100]
+    """The request's turn id (the pipeline-log middleware's turn scope), or "" outside one."""
+    return current_turn_id() or ""
 
 
 def idempotency_key_of(request) -> str | None:

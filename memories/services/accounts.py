@@ -19,7 +19,6 @@ from rest_framework_simplejwt.tokens import RefreshToken
 from memories.keys import mind_key_digest, mind_key_generate
 from memories.models import Mind, MindKey, MindShare
 from memoryproject.errors import Conflict
-from pipelinelog.spans import current_span
 
 User = get_user_model()
 
@@ -166,9 +165,6 @@ def mind_delete(*, mind: Mind) -> None:
     """Delete a mind and, by CASCADE, everything of it: keys, shares, memories, audit rows,
     knots, edges, entities, goals and log rows."""
     mind.delete()
-    # The request's own span is bound to this mind (access check) and writes its rows when it
-    # ends, after the delete: they must not point at the deleted mind.
-    current_span().bind_mind(None)
 
 
 # --- Shares ---------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
-"""Query filters of GET /log (django-filter)."""
+"""Query filters of GET /log (django-filter), strict like the memory lists': a bad value or an
+unknown parameter is a 400 naming it."""
 
 from __future__ import annotations
 
 import django_filters
 from django import forms
 
+from memories.filters import StrictFilterSet, choice_filter
 from memoryproject.timeinput import parse_time
-from pipelinelog.constants import TURN_ID_MAX_LENGTH
+from pipelinelog.constants import NODE_MAX_LENGTH, TURN_ID_MAX_LENGTH
 from pipelinelog.models import Kind, LogEntry
 
 
@@ -35,16 +37,15 @@ class LogFilterForm(forms.Form):
         return cleaned
 
 
-class LogEntryFilterSet(django_filters.FilterSet):
+class LogEntryFilterSet(StrictFilterSet):
+    """GET /log; besides these it takes the mind (humans) and `limit` / `offset`."""
+
     turn_id = django_filters.CharFilter(max_length=TURN_ID_MAX_LENGTH)
     span_id = django_filters.UUIDFilter(
         error_messages={"invalid": "Use a span id as the log shows it (a UUID such as 0b7e…-…)."}
     )
-    node = django_filters.CharFilter(max_length=100)
-    kind = django_filters.ChoiceFilter(
-        choices=Kind.choices,
-        error_messages={"invalid_choice": f"Unknown kind %(value)s; use one of: {', '.join(Kind.values)}."},
-    )
+    node = django_filters.CharFilter(max_length=NODE_MAX_LENGTH)
+    kind = choice_filter(Kind.values)
     since = TimeFilter(field_name="created_at", lookup_expr="gte")
     until = TimeFilter(field_name="created_at", lookup_expr="lte")
 

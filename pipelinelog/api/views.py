@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, serializers
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.access import Access, mind_from_request
+from memoryproject.pagination import LimitOffsetPaging, page_response
 from pipelinelog.api.filters import LogEntryFilterSet
 from pipelinelog.api.serializers import LogEntrySerializer, TurnTraceSerializer
 from pipelinelog.models import Kind
 from pipelinelog.selectors import log_entries_of_mind, log_turn_get
 
-# Rows per page of GET /log unless `limit` says otherwise, and the most one page may hold.
-LOG_PAGE_DEFAULT_LIMIT = 100
-LOG_PAGE_MAX_LIMIT = 1000
+# Rows per page of GET /log unless `limit` says otherwise (the shared cap, 1000, applies).
+LOG_LIST_LIMIT = 100
 
 _MIND_PARAMETER = OpenApiParameter(
     "mind", OpenApiTypes.STR, description="The mind (humans; a Mind Key reads its own). Or header X-Mind."
@@ -31,33 +31,16 @@ _FILTER_PARAMETERS = [
 ]
 
 
-class PageSerializer(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=LOG_PAGE_MAX_LIMIT, default=LOG_PAGE_DEFAULT_LIMIT)
-    offset = serializers.IntegerField(min_value=0, max_value=10**12, default=0)
-
-
 class LogListView(APIView):
-    @extend_schema(
-        parameters=[_MIND_PARAMETER, *_FILTER_PARAMETERS, PageSerializer],
-        responses=LogEntrySerializer(many=True),
-    )
+    pagination_class = LimitOffsetPaging
+    page_default_limit = LOG_LIST_LIMIT
+
+    @extend_schema(parameters=[_MIND_PARAMETER, *_FILTER_PARAMETERS], responses=LogEntrySerializer(many=True))
     def get(self, request):
         """The mind's log rows, newest first, filtered by turn, span, node, kind and time."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        filterset = LogEntryFilterSet(request.query_params, queryset=log_entries_of_mind(mind=mind))
-        page = PageSerializer(data=request.query_params)
-        errors = {**(filterset.errors if not filterset.is_valid() else {})}
-        if not page.is_valid():
-            errors.update(page.errors)
-        if errors:
-            raise exceptions.ValidationError(errors)
-        limit, offset = page.validated_data["limit"], page.validated_data["offset"]
-        rows = filterset.qs
-        count = rows.count()
-        results = list(rows[offset : offset + limit]) if offset < count else []
-        return Response(
-            {"count": count, "limit": limit, "offset": offset, "results": LogEntrySerializer(results, many=True).data}
-        )
+        rows = LogEntryFilterSet(request.query_params, queryset=log_entries_of_mind(mind=mind)).filtered()
+        return page_response(self, rows, LogEntrySerializer)
 
 
 class LogTurnView(APIView):

@@ -61,6 +61,34 @@ def test_a_bad_parameter_answers_400_naming_it(mind, query, field):
     assert field in response.json()["error"]["fields"]
 
 
+def test_an_unknown_parameter_answers_400_naming_it_and_what_the_list_takes(mind):
+    response = mind.agent.get("/log?knd=output")
+
+    assert response.status_code == 400
+    message = response.json()["error"]["fields"]["knd"][0]
+    assert "turn_id" in message and "kind" in message and "limit" in message
+
+
+def test_an_unknown_kind_answers_400_listing_the_kinds(mind):
+    response = mind.agent.get("/log?kind=shout")
+
+    message = response.json()["error"]["fields"]["kind"][0]
+    assert message.startswith('"shout" is not allowed.')
+    assert "span_start" in message and "token" in message
+
+
+def test_the_schema_documents_the_list_as_a_page_of_rows(api):
+    schema = api.get("/api/schema/?format=json").json()
+
+    operation = schema["paths"]["/log"]["get"]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    body = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    assert body["required"] == ["count", "limit", "offset", "results"]
+    assert body["properties"]["results"]["items"] == {"$ref": "#/components/schemas/LogEntry"}
+    limit = next(p for p in operation["parameters"] if p["name"] == "limit")
+    assert limit["schema"] == {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}
+
+
 def test_the_filters_select_by_turn_span_node_and_kind(mind):
     span_a = uuid.uuid4()
     log_row(mind=mind.mind, turn_id="A", span_id=span_a, node="memories.store", kind="db_write")

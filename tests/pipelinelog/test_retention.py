@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
+from django_q.models import Schedule
 
-from memoryproject.schedules import SCHEDULES
 from pipelinelog.models import LogEntry
 from pipelinelog.services import prune_log
 from pipelinelog.tasks import prune_log as prune_log_task
@@ -64,9 +65,13 @@ def test_the_task_and_the_command_prune(settings):
     assert not LogEntry.objects.filter(turn_id__startswith="old-").exists()
 
 
-def test_retention_runs_daily_from_the_declared_schedules():
-    spec = next(spec for spec in SCHEDULES if spec.func == "pipelinelog.tasks.prune_log")
-    assert spec.schedule_type == "D"
+def test_syncing_the_schedules_creates_the_daily_retention_job():
+    Schedule.objects.filter(func="pipelinelog.tasks.prune_log").delete()
+
+    call_command("sync_schedules", stdout=io.StringIO())
+
+    schedule = Schedule.objects.get(name="synapse:pipelinelog-prune")
+    assert (schedule.func, schedule.schedule_type) == ("pipelinelog.tasks.prune_log", Schedule.DAILY)
 
 
 def test_deleting_a_mind_deletes_its_log_rows(mind, other_mind):

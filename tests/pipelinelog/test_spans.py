@@ -12,6 +12,9 @@ from pipelinelog.spans import NOOP_SPAN, current_span, current_turn_id, span
 
 pytestmark = pytest.mark.django_db
 
+# Shaped like a JWT (header.payload.signature), so the redaction takes it for one.
+JWT_LIKE = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
+
 
 def kinds_of(span_id) -> list[str]:
     return list(LogEntry.objects.filter(span_id=span_id).order_by("created_at", "id").values_list("kind", flat=True))
@@ -50,6 +53,44 @@ def test_an_exception_passing_through_writes_error_and_an_error_end_and_propagat
     assert kinds_of(sp.span_id) == ["span_start", "error", "span_end"]
     assert LogEntry.objects.get(span_id=sp.span_id, kind="error").content["type"] == "ZeroDivisionError"
     assert LogEntry.objects.get(span_id=sp.span_id, kind="span_end").content["status"] == "error"
+
+
+def test_fail_writes_the_exception_as_an_error_row_and_ends_the_span_as_error():
+    with span("tests.caught") as sp:
+        try:
+            raise KeyError("missing")
+        except KeyError as error:
+            sp.fail(error)
+
+    assert kinds_of(sp.span_id) == ["span_start", "error", "span_end"]
+    assert LogEntry.objects.get(span_id=sp.span_id, kind="error").content == {
+        "type": "KeyError",
+        "message": "'missing'",
+    }
+    assert LogEntry.objects.get(span_id=sp.span_id, kind="span_end").content["status"] == "error"
+
+
+def test_fail_takes_the_text_of_an_error_cut_to_500_characters():
+    with span("tests.text") as sp:
+        sp.fail("boom " * 200)
+
+    message = LogEntry.objects.get(span_id=sp.span_id, kind="error").content["message"]
+    assert message == ("boom " * 200)[:500]
+
+
+def test_an_error_message_is_redacted_before_it_is_cut():
+    with span("tests.secret") as sp:
+        sp.fail("x" * 490 + JWT_LIKE)  # cut first, the token would lose its tail and escape the pattern
+
+    message = LogEntry.objects.get(span_id=sp.span_id, kind="error").content["message"]
+    assert "eyJ" not in message
+    assert message.startswith("x" * 490 + "[redacted]")
+
+
+def test_fail_outside_any_span_writes_nothing():
+    current_span().fail(ValueError("nobody listens"))
+
+    assert LogEntry.objects.count() == 0
 
 
 def test_a_nested_span_inherits_turn_source_and_mind_and_gets_its_own_span_id(mind):

@@ -81,11 +81,25 @@ def test_text_jsonb_cannot_hold_is_replaced_instead_of_failing_the_row(buffered)
 
 
 @pytest.mark.django_db
-def test_rows_of_a_mind_deleted_before_the_flush_are_left_out_and_the_rest_written(buffered, mind):
-    buffered.submit([row(mind_id="m_gone12345", n=1), row(mind_id=mind.mind.pk, n=2), row(n=3)])
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "buffered"])
+def test_rows_of_a_deleted_mind_are_written_without_their_mind_and_content_in_either_mode(
+    settings, monkeypatch, mind, sync
+):
+    settings.PIPELINE_LOG_SYNC = sync
+    fresh = BufferedWriter()
+    monkeypatch.setattr(fresh, "start", lambda: None)
 
-    assert buffered.flush() == 2
-    assert sorted(LogEntry.objects.values_list("content__n", flat=True)) == [2, 3]
+    fresh.submit(
+        [row(turn_id="gone", mind_id="m_gone12345", n=1), row(turn_id="alive", mind_id=mind.mind.pk, n=2), row(n=3)]
+    )
+    if not sync:
+        assert fresh.flush() == 3
+
+    assert sorted(LogEntry.objects.values_list("turn_id", "mind_id", "content")) == [
+        ("T", None, {"n": 3}),
+        ("alive", mind.mind.pk, {"n": 2}),
+        ("gone", None, None),
+    ]
 
 
 @pytest.mark.django_db
@@ -123,6 +137,23 @@ def test_the_writer_thread_flushes_every_interval(settings):
         assert _wait_for(lambda: LogEntry.objects.count() == 1, seconds=5)
     finally:
         threaded.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_starting_a_writer_leaves_the_sigterm_handler_and_atexit_alone(settings, monkeypatch):
+    settings.PIPELINE_LOG_SYNC = False
+    registered: list[object] = []
+    monkeypatch.setattr("pipelinelog.writer.atexit.register", registered.append)
+    before = signal.getsignal(signal.SIGTERM)
+    threaded = BufferedWriter()
+    try:
+        threaded.submit([row(n=1)])  # starts the thread
+        assert threaded._thread is not None
+    finally:
+        threaded.stop()
+
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert registered == []
 
 
 def _wait_for(condition, *, seconds: float) -> bool:
