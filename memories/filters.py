@@ -14,15 +14,11 @@ from rest_framework.exceptions import ValidationError
 
 from memories.limits import MAX_TAG_CHARS
 from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source, current_filter
-from memoryproject.fields import choices_help
+from memoryproject.fields import QUERY_BOOLEAN_HELP, QUERY_FALSE_WORDS, QUERY_TRUE_WORDS, choices_help
 
 # Parameters every memory list takes besides its filters: the mind (humans) and paging.
 COMMON_PARAMS = ("mind", "limit", "offset")
 
-# Accepted spellings of a boolean in a query string.
-_TRUE_WORDS = frozenset({"true", "1"})
-_FALSE_WORDS = frozenset({"false", "0"})
-BOOLEAN_HELP = "Use true or false (1 or 0)."
 
 
 def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) -> None:
@@ -35,17 +31,18 @@ def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) 
 
 
 class QueryBooleanField(forms.Field):
-    """true/false/1/0 (any case); Django's NullBooleanField would turn `?verified=yes` into "no filter"."""
+    """The words of memoryproject.fields.QueryBooleanField, for django-filter: Django's
+    NullBooleanField would turn `?verified=yes` into "no filter"."""
 
-    default_error_messages = {"invalid": BOOLEAN_HELP}
+    default_error_messages = {"invalid": QUERY_BOOLEAN_HELP}
 
     def to_python(self, value):
         if value is None or (isinstance(value, str) and not value.strip()):
             return None
         word = str(value).strip().lower()
-        if word in _TRUE_WORDS:
+        if word in QUERY_TRUE_WORDS:
             return True
-        if word in _FALSE_WORDS:
+        if word in QUERY_FALSE_WORDS:
             return False
         raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
 

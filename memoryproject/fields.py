@@ -126,7 +126,7 @@ class BodyIntegerField(serializers.IntegerField):
 # memories.filters, so every endpoint reads `?include_expired=` alike.
 QUERY_TRUE_WORDS = frozenset({"true", "1"})
 QUERY_FALSE_WORDS = frozenset({"false", "0"})
-QUERY_BOOLEAN_HELP = "Use true or false (1 or 0 work too)."
+QUERY_BOOLEAN_HELP = "Use true or false (1 or 0)."
 
 
 class QueryBooleanField(serializers.BooleanField):

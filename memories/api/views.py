@@ -7,7 +7,6 @@ from collections.abc import Callable
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -167,7 +166,7 @@ class MemoryDetailView(APIView):
 class MemoryVerifyView(APIView):
     """POST /memory/{id}/verify (human, write access or more)."""
 
-    permission_classes = [IsAuthenticated, IsHuman]
+    permission_classes = [IsHuman]  # IsHuman requires an authenticated caller too (401 otherwise)
     service = staticmethod(memory_verify)
 
     @extend_schema(request=None, responses=MemorySerializer)
