@@ -20,8 +20,8 @@ def _memories_insert(mind, count: int, *, seed: int) -> None:
     from django.utils import timezone
 
     from memories.embedders import get_embedder
-    from memories.models import Memory, Source, Speaker
-    from memories.services.memory import CONFIDENCE_OTHER, SALIENCE_BY_PRIORITY, content_hash_of
+    from memories.models import Memory, Source
+    from memories.services.memory import memory_build
 
     specs = memory_specs(count, seed=seed)
     embedder = get_embedder()
@@ -29,28 +29,23 @@ def _memories_insert(mind, count: int, *, seed: int) -> None:
     for start in range(0, len(specs), FIXTURE_BATCH_SIZE):
         batch = specs[start : start + FIXTURE_BATCH_SIZE]
         vectors = embedder.embed([spec.content for spec in batch])
-        Memory.objects.bulk_create(
-            [
-                Memory(
-                    mind=mind,
-                    category=spec.category,
-                    key=spec.key,
-                    content=spec.content,
-                    content_hash=content_hash_of(spec.content),
-                    tags=spec.tags,
-                    priority=spec.priority,
-                    source=Source.AGENT,
-                    speaker=Speaker.AGENT,
-                    confidence=CONFIDENCE_OTHER,
-                    salience=SALIENCE_BY_PRIORITY[spec.priority],
-                    embedding=vector,
-                    embedding_model=embedder.name,
-                    created_at=now,
-                    updated_at=now,
-                )
-                for spec, vector in zip(batch, vectors, strict=True)
-            ]
-        )
+        memories = []
+        for spec, vector in zip(batch, vectors, strict=True):
+            # What an agent's POST /memory would store, with the store's defaults.
+            fields = {"category": spec.category, "content": spec.content, "tags": spec.tags, "priority": spec.priority}
+            memory = memory_build(
+                mind=mind,
+                fields=fields,
+                key=spec.key,
+                source=Source.AGENT,
+                speaker=None,
+                turn_id="",
+                created_at=now,
+                updated_at=now,
+            )
+            memory.embedding, memory.embedding_model = vector, embedder.name
+            memories.append(memory)
+        Memory.objects.bulk_create(memories)
 
 
 def fixture_build(*, memories: int, other_minds: int, seed: int) -> BenchMind:

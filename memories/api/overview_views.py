@@ -26,6 +26,7 @@ from memories.api.overview_serializers import (
     TimelineQuerySerializer,
     TimelineSerializer,
 )
+from memories.api.params import PAGE_PARAMS, no_query_params, query_params
 from memories.api.views import turn_id_of
 from memories.selectors.memory import memory_get_for
 from memories.selectors.overview import (
@@ -45,17 +46,11 @@ from memoryproject.schema import error_responses
 RELATED_DEFAULT_LIMIT = 20
 
 
-def query_params(serializer_class, request) -> dict:
-    """The request's query parameters, validated (400 naming every bad one)."""
-    serializer = serializer_class(data=request.query_params.dict())
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 class StatsView(APIView):
     @extend_schema(responses={200: StatsSerializer, **error_responses(400, 401, 404)})
     def get(self, request):
         """Counts of the mind's memories: totals, verified/unverified/expired, by category, source and priority."""
+        no_query_params(request)
         mind, _ = mind_from_request(request, need=Access.READ)
         return Response(StatsSerializer(mind_stats(mind=mind)).data)
 
@@ -64,6 +59,7 @@ class MindHealthView(APIView):
     @extend_schema(responses={200: HealthSerializer, **error_responses(400, 401, 404)})
     def get(self, request):
         """The mind's memories, pending promotions and the worker's heartbeat."""
+        no_query_params(request)
         mind, _ = mind_from_request(request, need=Access.READ)
         return Response(HealthSerializer(mind_health(mind=mind)).data)
 
@@ -95,6 +91,7 @@ class RelatedView(APIView):
     @extend_schema(responses={200: RelatedMemorySerializer(many=True), **error_responses(400, 401, 404)})
     def get(self, request, memory_id: str):
         """Memories sharing tags with this one, most shared tags first (`shared_tags` per result)."""
+        no_query_params(request, besides=PAGE_PARAMS)
         memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
         return page_response(self, memories_related(memory=memory), RelatedMemorySerializer, context={"memory": memory})
 

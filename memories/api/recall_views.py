@@ -10,7 +10,8 @@ from rest_framework.views import APIView
 
 from memories.access import Access, mind_from_request
 from memories.api.overview_serializers import RecallJsonSerializer, RecallQuerySerializer
-from memories.selectors.recall import RECALL_DEFAULT_LIMIT, recall_build
+from memories.api.params import query_params
+from memories.selectors.recall import recall_build
 from memoryproject.schema import error_responses
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
@@ -35,16 +36,12 @@ class RecallView(LenientNegotiationMixin, APIView):
     )
     def get(self, request):
         """The mind's current memories by priority, then recency, as text for a prompt (`format=json`: as JSON)."""
-        params = RecallQuerySerializer(data=request.query_params.dict())
-        params.is_valid(raise_exception=True)
+        params = query_params(RecallQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
         recall = recall_build(
-            mind=mind,
-            limit=params.validated_data.get("limit", RECALL_DEFAULT_LIMIT),
-            max_chars=params.validated_data.get("max_chars"),
-            q=params.validated_data.get("q", ""),
+            mind=mind, limit=params["limit"], max_chars=params.get("max_chars"), q=params.get("q", "")
         )
-        if params.validated_data["format"] == "json":
+        if params["format"] == "json":
             counts = recall.selection.counts
             body = {
                 "mind": {"id": mind.pk, "name": mind.name},

@@ -8,6 +8,7 @@ from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
 from memoryproject.fields import QueryIntegerField, StrictCharField, StrictChoiceField
+from memoryproject.pagination import MAX_PAGE_LIMIT
 
 # Longest search text (characters). Enough for a paragraph of conversation as the query;
 # beyond it websearch_to_tsquery builds huge AND-queries that match nothing anyway.
@@ -15,26 +16,23 @@ SEARCH_MAX_QUERY_CHARS = 5000
 # Results when `limit` is not given (02-memory-api.md), and the cap of every list.
 SEARCH_DEFAULT_LIMIT = 20
 SEMANTIC_DEFAULT_LIMIT = 10
-SEARCH_MAX_LIMIT = 1000
 # Lowest cosine similarity semantic-search returns when `threshold` is not given (02-memory-api.md).
 SEMANTIC_DEFAULT_THRESHOLD = 0.3
 
-# Parameters a human names the mind with (memories.access.mind_from_request).
-_MIND_PARAMS = ("mind",)
-
 
 class SearchTextField(StrictCharField):
-    """`q`: raw text, any characters except NUL (PostgreSQL text cannot hold it)."""
+    """`q`: raw text, any characters except NUL (PostgreSQL text cannot hold it), at most
+    SEARCH_MAX_QUERY_CHARS unless `max_length` says otherwise."""
 
     default_error_messages = {
         "required": "Give the text to search for: ?q=<text>.",
         "blank": "q is empty; give the text to search for.",
-        "max_length": f"q is at most {SEARCH_MAX_QUERY_CHARS:,} characters; shorten the query.",
+        "max_length": "q is at most {max_length:,} characters; shorten the query.",
         "nul": "q must not contain NUL characters (\\u0000); remove them.",
     }
 
-    def __init__(self, **kwargs):
-        super().__init__(max_length=SEARCH_MAX_QUERY_CHARS, **kwargs)
+    def __init__(self, *, max_length: int = SEARCH_MAX_QUERY_CHARS, **kwargs):
+        super().__init__(max_length=max_length, **kwargs)
 
     def to_internal_value(self, data):
         if isinstance(data, str) and "\x00" in data:
@@ -42,21 +40,9 @@ class SearchTextField(StrictCharField):
         return super().to_internal_value(data)
 
 
-class StrictQuerySerializer(serializers.Serializer):
-    """Refuses parameters it does not know: a typo like `?tags=` must not silently search everything."""
-
-    def to_internal_value(self, data):
-        allowed = [*self.fields, *_MIND_PARAMS]
-        unknown = sorted(set(data) - set(allowed))
-        if unknown:
-            message = f"Unknown parameter. This endpoint takes: {', '.join(allowed)}."
-            raise serializers.ValidationError({name: [message] for name in unknown})
-        return super().to_internal_value(data)
-
-
-class SearchQuerySerializer(StrictQuerySerializer):
+class SearchQuerySerializer(serializers.Serializer):
     q = SearchTextField(help_text="Text to search for, websearch syntax: quotes for phrases, OR, -word.")
-    limit = QueryIntegerField(required=False, min_value=1, max_value=SEARCH_MAX_LIMIT, default=SEARCH_DEFAULT_LIMIT)
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT, default=SEARCH_DEFAULT_LIMIT)
     tag = StrictCharField(
         required=False,
         max_length=MAX_TAG_CHARS,
@@ -71,9 +57,9 @@ class SearchQuerySerializer(StrictQuerySerializer):
         return tag.lower()  # tags are stored lower-cased
 
 
-class SemanticSearchQuerySerializer(StrictQuerySerializer):
+class SemanticSearchQuerySerializer(serializers.Serializer):
     q = SearchTextField(help_text="Text to compare with the memories by meaning.")
-    limit = QueryIntegerField(required=False, min_value=1, max_value=SEARCH_MAX_LIMIT, default=SEMANTIC_DEFAULT_LIMIT)
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT, default=SEMANTIC_DEFAULT_LIMIT)
     threshold = serializers.FloatField(
         required=False,
         min_value=0.0,

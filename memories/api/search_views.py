@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.access import Access, mind_from_request
+from memories.api.params import query_params
 from memories.api.search_serializers import (
     SearchQuerySerializer,
     SearchResponseSerializer,
@@ -25,10 +26,8 @@ class SearchView(APIView):
     def get(self, request):
         """Hybrid search: PostgreSQL full text (websearch syntax) and vector similarity, fused by
         reciprocal rank. Each result is the memory plus `score` and `matched`."""
-        params = SearchQuerySerializer(data=request.query_params.dict())
-        params.is_valid(raise_exception=True)
+        query = query_params(SearchQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
-        query = params.validated_data
         hits = memories_search(
             mind_id=mind.pk, q=query["q"], limit=query["limit"], tag=query.get("tag"), category=query.get("category")
         )
@@ -43,10 +42,8 @@ class SemanticSearchView(APIView):
     )
     def get(self, request):
         """Vector similarity only: memories whose cosine similarity to `q` is at least `threshold`."""
-        params = SemanticSearchQuerySerializer(data=request.query_params.dict())
-        params.is_valid(raise_exception=True)
+        query = query_params(SemanticSearchQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
-        query = params.validated_data
         hits = memories_semantic_search(
             mind_id=mind.pk, q=query["q"], limit=query["limit"], threshold=query["threshold"]
         )

@@ -11,8 +11,9 @@ from rest_framework.views import APIView
 
 from memories.access import Access, caller_of, mind_from_request
 from memories.api.overview_serializers import ExportQuerySerializer, ImportRequestSerializer, ImportResultSerializer
-from memories.api.overview_views import query_params
+from memories.api.params import query_params
 from memories.api.recall_views import LenientNegotiationMixin
+from memories.api.serializers import MemorySerializer
 from memories.api.views import turn_id_of
 from memories.services.transfer import mind_export_csv, mind_export_json, mind_import
 
@@ -29,12 +30,15 @@ class ExportView(LenientNegotiationMixin, APIView):
         """Everything of the mind as JSON (`format=json`, re-importable) or its memories as CSV (`format=csv`)."""
         params = query_params(ExportQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        # One serializer for all rows: building its fields per row would cost more than the rest.
+        represent = MemorySerializer().to_representation
         if params["format"] == "csv":
-            response = StreamingHttpResponse(mind_export_csv(mind=mind), content_type="text/csv; charset=utf-8")
+            rows = mind_export_csv(mind=mind, represent=represent)
+            response = StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8")
             filename = f"synapse-{mind.pk}-{timezone.now():%Y%m%d}.csv"
             response["Content-Disposition"] = f'attachment; filename="{filename}"'
             return response
-        return StreamingHttpResponse(mind_export_json(mind=mind), content_type="application/json")
+        return StreamingHttpResponse(mind_export_json(mind=mind, represent=represent), content_type="application/json")
 
 
 class ImportView(APIView):

@@ -83,11 +83,9 @@ def _write_batch(mind_id: str, batch: list[tuple[str, str, str]], vectors, model
     """Store the vectors of the rows whose content is still what was embedded; return how many."""
     embedded_hash = {pk: content_hash for pk, _, content_hash in batch}
     vector_of = {pk: vectors[index] for index, (pk, _, _) in enumerate(batch)}
-    rows = list(
-        Memory.objects.select_for_update()
-        .filter(mind_id=mind_id, pk__in=list(embedded_hash))
-        .only("pk", "content_hash", "embedding", "embedding_model")
-    )
+    # Only what the check reads: the new vector and model name are assigned, never read.
+    locked = Memory.objects.select_for_update().filter(mind_id=mind_id, pk__in=list(embedded_hash))
+    rows = list(locked.only("pk", "content_hash"))
     unchanged = [row for row in rows if row.content_hash == embedded_hash[row.pk]]
     for row in unchanged:
         row.embedding, row.embedding_model = vector_of[row.pk], model_name

@@ -17,7 +17,21 @@ from django.utils import timezone
 
 from memories.models import Category, Memory, Mind, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
+from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
+from memories.services.memory import is_derived_key
+
+# Where a window reaching back further than datetimes go starts (it holds everything).
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+
+def time_before(now: datetime, age: timedelta) -> datetime:
+    """`now - age`, or EARLIEST when that would lie before the year 1 (a duration may be that long)."""
+    try:
+        return now - age
+    except OverflowError:
+        return EARLIEST
+
 
 # --- stats ------------------------------------------------------------------------------------
 
@@ -26,7 +40,7 @@ def mind_stats(*, mind: Mind, now: datetime | None = None) -> dict:
     """GET /memory/stats: counts over every stored memory of the mind (expired ones included and
     also counted apart), in one aggregate query. Every enum value is present, with 0 when unused."""
     now = now or timezone.now()
-    expired = Q(expires_at__isnull=False, expires_at__lte=now)
+    expired = ~current_filter(now)
     aggregates = {
         "total": Count("pk"),
         "expired": Count("pk", filter=expired),
@@ -275,7 +289,7 @@ def mind_graph(
     if min_confidence is not None:
         memories = memories.filter(confidence__gte=min_confidence)
     rows = list(
-        memories.order_by("priority_rank", "-updated_at", "pk").only(
+        memories.order_by(*RECALL_ORDER).only(
             "id", "key", "category", "priority", "tags", "confidence", "verified", "updated_at"
         )[: max_nodes + 1]
     )
@@ -338,7 +352,7 @@ def key_stem(key: str, category: str) -> str | None:
     """The subject a key names: lower-cased, one trailing version suffix removed. None for a key
     the server derived from the content (`<category>_<12 hex>`), which names no subject."""
     lowered = key.lower()
-    if re.fullmatch(rf"{re.escape(category)}_[0-9a-f]{{12}}", lowered):
+    if is_derived_key(lowered, category):
         return None
     stem = _KEY_VERSION_SUFFIX.sub("", lowered)
     return stem or lowered
@@ -358,18 +372,19 @@ class Contradiction:
     shared_entities: list[str]
 
 
-def memories_contradicting(*, mind: Mind, within: int, now: datetime | None = None) -> dict:
-    """GET /memory/contradictions: pairs of memories updated in the last `within` seconds that
-    look like the same subject (same key stem, or a shared entity) with different content, and
-    whose embeddings are close (cosine ≥ CONTRADICTION_MIN_SIMILARITY). At most the
+def memories_contradicting(*, mind: Mind, within: timedelta, now: datetime | None = None) -> dict:
+    """GET /memory/contradictions: pairs of memories updated in the last `within` that look like
+    the same subject (same key stem, or a shared entity) with different content, and whose
+    embeddings are close (cosine ≥ CONTRADICTION_MIN_SIMILARITY). At most the
     CONTRADICTION_MAX_CANDIDATES most recent memories of the window are compared (in numpy);
     `truncated` says when the window held more."""
     now = now or timezone.now()
-    since = now - timedelta(seconds=within)
+    since = time_before(now, within)
     window = (
-        Memory.objects.filter(mind_id=mind.pk, updated_at__gte=since, embedding__isnull=False)
-        .select_related("verified_by")
+        memories_of(mind.pk)
+        .defer(None)  # the comparison needs the embeddings memories_of leaves out
         .defer("search_vector")
+        .filter(updated_at__gte=since, embedding__isnull=False)
         .order_by("-updated_at", "pk")
     )
     candidates = list(window[: CONTRADICTION_MAX_CANDIDATES + 1])

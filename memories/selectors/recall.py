@@ -13,15 +13,13 @@ from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
 from memories.selectors.memory import memories_of
 from pipelinelog.spans import current_span
 
-# Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded.
-RECALL_DEFAULT_LIMIT = 100
-# Largest `limit` recall accepts (the contract's cap on every list).
-RECALL_MAX_LIMIT = 1000
+# Recall order: priority, then most recently updated, then id. The order of the index
+# `memory_recall_order_idx` (mind, priority_rank, -updated_at, id): change both together.
+RECALL_ORDER = ("priority_rank", "-updated_at", "pk")
 
 
 @dataclass(frozen=True)
 class RecallSelection:
-    mind: Mind
     counts: RecallCounts
     memories: list[Memory]  # at most `limit`, in recall order
 
@@ -36,9 +34,8 @@ def recall_select(*, mind: Mind, limit: int, now: datetime | None = None) -> Rec
     # Count("mind"), not Count("pk"): every column the count touches is in memory_count_idx, so
     # PostgreSQL answers from the index without visiting the wide rows.
     counts = current.order_by().aggregate(total=Count("mind"), verified=Count("mind", filter=Q(verified=True)))
-    rows = list(current.order_by("priority_rank", "-updated_at", "pk")[:limit])
+    rows = list(current.order_by(*RECALL_ORDER)[:limit])
     return RecallSelection(
-        mind=mind,
         counts=RecallCounts(
             total=counts["total"], verified=counts["verified"], unverified=counts["total"] - counts["verified"]
         ),

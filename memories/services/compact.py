@@ -18,7 +18,8 @@ from django.utils import timezone
 from memories.access import Caller
 from memories.limits import MAX_CONTENT_CHARS
 from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Mind, Source, current_filter
-from memories.services.memory import memory_store
+from memories.selectors.overview import time_before
+from memories.services.memory import audit_row, memory_store
 from pipelinelog.spans import current_span
 
 # Confidence of a summary: inferred by the system, like any non-human memory (02-memory-api.md).
@@ -59,15 +60,16 @@ class CompactResult:
         return sum(cluster.size for cluster in self.clusters)
 
 
+def _summary_entry(content: str) -> str:
+    """One member's part of the summary: its bullet, and its further lines indented under it."""
+    first, *rest = content.splitlines() or [""]
+    return "\n".join([SUMMARY_BULLET + first, *(SUMMARY_CONTINUATION + line if line else "" for line in rest)])
+
+
 def summary_content(contents: Sequence[str]) -> str:
     """The members' contents as a list, one bullet each, oldest first; their own line breaks are
     kept, indented under the bullet."""
-    lines = []
-    for content in contents:
-        first, *rest = content.splitlines() or [""]
-        lines.append(SUMMARY_BULLET + first)
-        lines.extend(SUMMARY_CONTINUATION + line if line else "" for line in rest)
-    return "\n".join(lines)
+    return "\n".join(_summary_entry(content) for content in contents)
 
 
 def clusters_by_tag(
@@ -90,12 +92,15 @@ def clusters_by_tag(
         seed = ranked[0][0]
         tried.add(seed)
         members: list[Memory] = []
+        length = 0  # of the summary of `members`: their entries joined by line breaks
         for memory in remaining:
             if seed not in memory.tags:
                 continue
-            if len(summary_content([m.content for m in [*members, memory]])) > MAX_CONTENT_CHARS:
+            longer = length + (1 if members else 0) + len(_summary_entry(memory.content))
+            if longer > MAX_CONTENT_CHARS:
                 break
             members.append(memory)
+            length = longer
             if len(members) == COMPACT_MAX_CLUSTER_MEMBERS:
                 break
         if len(members) < min_cluster_size:
@@ -107,7 +112,7 @@ def clusters_by_tag(
     return groups
 
 
-def _compactable(*, mind: Mind, older_than: int, category: str | None, now: datetime):
+def _compactable(*, mind: Mind, older_than: timedelta, category: str | None, now: datetime):
     """Old unverified agent memories that are still current and carry tags, oldest first."""
     memories = (
         Memory.objects.filter(
@@ -115,7 +120,7 @@ def _compactable(*, mind: Mind, older_than: int, category: str | None, now: date
             mind_id=mind.pk,
             verified=False,
             source=Source.AGENT,
-            updated_at__lte=now - timedelta(seconds=older_than),
+            updated_at__lte=time_before(now, older_than),
         )
         .exclude(tags=[])
         .only("id", "mind_id", "category", "content", "tags", "priority", "updated_at")
@@ -131,14 +136,14 @@ def memories_compact(
     *,
     mind: Mind,
     caller: Caller,
-    older_than: int,
+    older_than: timedelta,
     dry_run: bool = False,
     max_clusters: int = 10,
     min_cluster_size: int = 3,
     category: str | None = None,
     turn_id: str = "",
 ) -> CompactResult:
-    """POST /memory/compact. Groups old (last written more than `older_than` seconds ago),
+    """POST /memory/compact. Groups old (last written more than `older_than` ago),
     unverified, agent-written memories by tag overlap; per group writes one summary memory
     (source system, confidence 0.7, the members' contents as a list, the shared tags, the
     highest member priority, `attributes.compacted_from` = the member ids) and expires the
@@ -179,16 +184,10 @@ def memories_compact(
         ).memory
         Memory.objects.filter(mind_id=mind.pk, pk__in=member_ids).update(expires_at=now, updated_at=now, changed_at=now)
         MemoryAudit.objects.bulk_create(
-            MemoryAudit(
-                mind_id=mind.pk,
-                memory_id=member_id,
-                action=AuditAction.UPDATED,
-                actor=caller.label,
-                changed_fields=["expires_at"],
-                turn_id=turn_id,
-                created_at=now,
+            audit_row(
+                member, action=AuditAction.UPDATED, caller=caller, changed=["expires_at"], turn_id=turn_id, now=now
             )
-            for member_id in member_ids
+            for member in members
         )
         span.db_write(
             {"table": "memories_memory", "operation": "compact", "summary_id": summary.pk, "expired": member_ids}

@@ -38,10 +38,10 @@ _LOCK_OF = ("self",)
 # full_clean() would query the database to confirm these foreign keys exist; the database's
 # own constraints already guarantee it, so the store path skips those queries. The embedding
 # is ours, not input (and a numpy array, which model validation cannot compare to "empty").
-_CLEAN_EXCLUDE = ["mind", "verified_by", "embedding"]
+CLEAN_EXCLUDE = ["mind", "verified_by", "embedding"]
 
 # Fields a write copies onto the memory as given (after validation).
-_PLAIN_FIELDS = (
+PLAIN_FIELDS = (
     "tags",
     "priority",
     "speaker",
@@ -61,6 +61,13 @@ def content_hash_of(content: str) -> str:
 def derived_key(category: str, content: str) -> str:
     """The key of a keyless memory: the same content in the same category is the same memory."""
     return f"{category}_{content_hash_of(content)[:DERIVED_KEY_HEX]}"
+
+
+def is_derived_key(key: str, category: str) -> bool:
+    """Whether `key` has the shape `derived_key` gives a keyless memory of `category`."""
+    prefix = f"{category}_"
+    digest = key[len(prefix) :]
+    return key.startswith(prefix) and len(digest) == DERIVED_KEY_HEX and all(c in "0123456789abcdef" for c in digest)
 
 
 @dataclass(frozen=True)
@@ -107,10 +114,10 @@ def _event_time_fields(fields: dict, *, created_at: datetime, current: Memory | 
 
 
 def _embed_into(memory: Memory) -> None:
-    _embed_all([memory])
+    embed_all([memory])
 
 
-def _embed_all(memories: list[Memory]) -> None:
+def embed_all(memories: list[Memory]) -> None:
     """Embed the contents of `memories` in one call (one request for an HTTP embedder)."""
     if not memories:
         return
@@ -184,7 +191,7 @@ def _apply_changes(
     change makes it the writer's (`claim_on_any_change`); an update of a few fields claims it only
     when it rewrites the content: a human who retags an agent's memory has not confirmed its words.
     """
-    wanted = {name: fields[name] for name in _PLAIN_FIELDS if name in fields}
+    wanted = {name: fields[name] for name in PLAIN_FIELDS if name in fields}
     if "emotion" in wanted:
         wanted["emotion"] = wanted["emotion"] or ""
     if "content" in fields:
@@ -221,7 +228,7 @@ def _apply_changes(
     return changed
 
 
-def _audit_row(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> MemoryAudit:
+def audit_row(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> MemoryAudit:
     return MemoryAudit(
         mind_id=memory.mind_id,
         memory_id=memory.pk,
@@ -234,7 +241,7 @@ def _audit_row(memory: Memory, *, action: str, caller: Caller, changed: list[str
 
 
 def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> None:
-    _audit_row(memory, action=action, caller=caller, changed=changed, turn_id=turn_id, now=now).save()
+    audit_row(memory, action=action, caller=caller, changed=changed, turn_id=turn_id, now=now).save()
     current_span().db_write(
         {"table": "memories_memoryaudit", "operation": "insert", "memory_id": memory.pk, "action": action}
     )
@@ -272,7 +279,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
     now = timezone.now()
     if existing is None:
         memory = _new_memory(mind=mind, fields=fields, key=key, source=source, caller=caller, turn_id=turn_id, now=now)
-        memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+        memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
         try:
             with transaction.atomic():  # a savepoint: a concurrent insert of the same key loses the race cleanly
                 memory.save(force_insert=True)
@@ -287,7 +294,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
         existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=True
     )
     if changed:
-        existing.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+        existing.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
         existing.save()
         current_span().db_write(
             {"table": "memories_memory", "operation": "update", "id": existing.pk, "fields": changed}
@@ -351,7 +358,7 @@ def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str 
         )
         if holder_id is not None:
             raise _key_taken_conflict(memory.category, memory.key, holder_id)
-    memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+    memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
     try:
         with transaction.atomic():  # a savepoint: a concurrent write may take the (category, key) first
             memory.save()
@@ -479,10 +486,10 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
                     mind=mind, fields=fields, key=key, source=source, caller=caller, turn_id=turn_id, now=now,
                     embed=False,
                 )  # fmt: skip
-                memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
                 by_pair[pair] = created[pair] = to_embed[pair] = memory
                 audit_rows.append(
-                    _audit_row(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
+                    audit_row(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
                 )
                 results.append(SyncItem(index=index, memory_id=memory.pk, created=True))
                 continue
@@ -491,13 +498,13 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
                 claim_on_any_change=True, embed=False,
             )  # fmt: skip
             if changed:
-                memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
                 if pair not in created:
                     updated[pair] = memory
                 if "content" in changed:
                     to_embed[pair] = memory
                 audit_rows.append(
-                    _audit_row(
+                    audit_row(
                         memory, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now
                     )
                 )
@@ -508,7 +515,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         # Nothing has been written yet; the transaction ends with the error.
         raise ApiValidationError({"memories": errors})
 
-    _embed_all(list(to_embed.values()))
+    embed_all(list(to_embed.values()))
     try:
         with transaction.atomic():  # a savepoint: a concurrent store of one of these keys fails the batch cleanly
             Memory.objects.bulk_create(created.values())

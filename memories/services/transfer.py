@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from memories.access import Caller
-from memories.api.serializers import MemorySerializer
-from memories.embedders import get_embedder
 from memories.models import AuditAction, Memory, MemoryAudit, Mind, Source, Speaker
-from memories.services.memory import derived_key, memory_build, promotion_enqueue
+from memories.selectors.memory import memories_of
+from memories.services.memory import (
+    CLEAN_EXCLUDE,
+    PLAIN_FIELDS,
+    audit_row,
+    derived_key,
+    embed_all,
+    memory_build,
+    promotion_enqueue_many,
+)
 from memoryproject.errors import Conflict
 from pipelinelog.spans import current_span
 
@@ -42,27 +49,19 @@ CSV_COLUMNS = (
     "verified_by", "confidence", "salience", "expires_at", "expired", "entities", "event_time", "event_precision",
     "emotion", "attributes", "turn_id", "created_at", "updated_at", "promoted_at",
 )  # fmt: skip
-# Foreign keys the database guarantees, and our own embedding (see memories.services.memory).
-_CLEAN_EXCLUDE = ["mind", "verified_by", "embedding"]
 
 
 # --- export -----------------------------------------------------------------------------------
 
 
-def _export_rows(mind: Mind):
-    return (
-        Memory.objects.filter(mind_id=mind.pk)
-        .select_related("verified_by")
-        .defer("embedding", "search_vector")
-        .order_by("created_at", "pk")
-        .iterator(chunk_size=EXPORT_CHUNK_ROWS)
-    )
+def _export_rows(mind: Mind) -> Iterator[Memory]:
+    return memories_of(mind.pk).order_by("created_at", "pk").iterator(chunk_size=EXPORT_CHUNK_ROWS)
 
 
-def mind_export_json(*, mind: Mind) -> Iterator[str]:
+def mind_export_json(*, mind: Mind, represent: Callable[[Memory], dict]) -> Iterator[str]:
     """The mind as one JSON document, in pieces: `format_version`, `exported_at`, `mind`,
-    `memories` (memory objects, oldest first), and `knots`, `edges`, `entities`, `goals` (empty
-    lists until the synapse model exists)."""
+    `memories` (`represent(memory)` of each, oldest first), and `knots`, `edges`, `entities`,
+    `goals` (empty lists until the synapse model exists)."""
     head = {
         "format_version": EXPORT_FORMAT_VERSION,
         "exported_at": serializers.DateTimeField().to_representation(timezone.now()),
@@ -74,10 +73,8 @@ def mind_export_json(*, mind: Mind) -> Iterator[str]:
         },
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
-    # One serializer for all rows: building its fields per row would cost more than the rest.
-    shape = MemorySerializer()
     for position, memory in enumerate(_export_rows(mind)):
-        yield ("," if position else "") + "\n" + json.dumps(shape.to_representation(memory), ensure_ascii=False)
+        yield ("," if position else "") + "\n" + json.dumps(represent(memory), ensure_ascii=False)
     yield '\n], "knots": [], "edges": [], "entities": [], "goals": []}\n'
 
 
@@ -100,13 +97,13 @@ def _csv_cell(name: str, value) -> str:
     return str(value)
 
 
-def mind_export_csv(*, mind: Mind) -> Iterator[str]:
-    """One row per memory (oldest first) under a header row; RFC 4180 quoting (csv module)."""
+def mind_export_csv(*, mind: Mind, represent: Callable[[Memory], dict]) -> Iterator[str]:
+    """One row per memory (oldest first) under a header row: the CSV_COLUMNS of `represent(memory)`;
+    RFC 4180 quoting (csv module)."""
     writer = csv.writer(_Echo(), lineterminator="\r\n")
     yield writer.writerow(CSV_COLUMNS)
-    shape = MemorySerializer()
     for memory in _export_rows(mind):
-        data = shape.to_representation(memory)
+        data = represent(memory)
         yield writer.writerow([_csv_cell(name, data[name]) for name in CSV_COLUMNS])
 
 
@@ -129,9 +126,7 @@ class ImportResult:
         return sum(outcome.status == status for outcome in self.outcomes)
 
 
-# Fields an import copies from the file onto the memory as given (after validation).
-_COPIED = ("tags", "priority", "speaker", "confidence", "salience", "expires_at", "entities", "emotion", "attributes")
-# Fields whose change an import reports in its audit row, besides the copied ones.
+# Fields whose change an import reports in its audit row, besides the ones a write copies as given.
 _COMPARED = ("content", "source", "verified", "event_time", "event_precision", "created_at", "updated_at")
 
 
@@ -174,7 +169,7 @@ def _claims_authority(fields: dict, times: dict) -> bool:
 
 
 def _changes(stored: Memory, incoming: Memory) -> list[str]:
-    return [name for name in (*_COPIED, *_COMPARED) if getattr(stored, name) != getattr(incoming, name)]
+    return [name for name in (*PLAIN_FIELDS, *_COMPARED) if getattr(stored, name) != getattr(incoming, name)]
 
 
 def _replace(stored: Memory, incoming: Memory, changed: list[str]) -> None:
@@ -204,22 +199,21 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
                 mind=mind, fields=item["fields"], times=item["times"], caller=caller, now=now, turn_id=turn_id
             )
             # The serializer checked the same rules; this is the model's last word before any write.
-            memory.full_clean(exclude=_CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+            memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
         except ValidationError as error:
-            errors[index] = error.detail
-            continue
-        except DjangoValidationError as error:
             errors[index] = error.message_dict
             continue
         incoming.append(memory)
     if errors:
-        raise ValidationError({"memories": errors})
+        raise ApiValidationError({"memories": errors})
 
     keys = {memory.key for memory in incoming}
-    stored = {
-        (memory.category, memory.key): memory
-        for memory in Memory.objects.select_for_update().filter(mind_id=mind.pk, key__in=keys).defer("search_vector")
-    }
+    # The vector and the tsvector are the widest columns and no decision here reads them; a
+    # replaced memory's new embedding is assigned and so saved anyway.
+    locked = (
+        Memory.objects.select_for_update().filter(mind_id=mind.pk, key__in=keys).defer("embedding", "search_vector")
+    )
+    stored = {(memory.category, memory.key): memory for memory in locked}
     outcomes: list[ImportOutcome] = []
     to_create: list[Memory] = []
     to_update: list[tuple[Memory, list[str]]] = []
@@ -237,11 +231,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
             outcomes.append(ImportOutcome(index, existing.pk, "updated"))
 
     written = to_create + [memory for memory, _ in to_update]
-    if written:
-        embedder = get_embedder()
-        vectors = embedder.embed([memory.content for memory in written])
-        for memory, vector in zip(written, vectors, strict=True):
-            memory.embedding, memory.embedding_model = vector, embedder.name
+    embed_all(written)
     try:
         with transaction.atomic():
             Memory.objects.bulk_create(to_create)
@@ -253,34 +243,12 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
     for memory, _ in to_update:
         memory.changed_at = now  # the file's times stay; this marks the write for /memory/diff
         memory.save()
+    audited = [(memory, []) for memory in to_create] + to_update
     MemoryAudit.objects.bulk_create(
-        [
-            MemoryAudit(
-                mind_id=mind.pk,
-                memory_id=memory.pk,
-                action=AuditAction.IMPORTED,
-                actor=caller.label,
-                changed_fields=[],
-                turn_id=turn_id,
-                created_at=now,
-            )
-            for memory in to_create
-        ]
-        + [
-            MemoryAudit(
-                mind_id=mind.pk,
-                memory_id=memory.pk,
-                action=AuditAction.IMPORTED,
-                actor=caller.label,
-                changed_fields=changed,
-                turn_id=turn_id,
-                created_at=now,
-            )
-            for memory, changed in to_update
-        ]
+        audit_row(memory, action=AuditAction.IMPORTED, caller=caller, changed=changed, turn_id=turn_id, now=now)
+        for memory, changed in audited
     )
-    for memory in sorted(written, key=lambda memory: (memory.created_at, memory.pk)):
-        promotion_enqueue(memory.pk)
+    promotion_enqueue_many([memory.pk for memory in sorted(written, key=lambda memory: (memory.created_at, memory.pk))])
     downgraded = sum(_claims_authority(item["fields"], item["times"]) for item in items) if caller.is_agent else 0
     result = ImportResult(outcomes=outcomes, downgraded=downgraded)
     current_span().db_write(

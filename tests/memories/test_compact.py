@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memories.api.overview_serializers import CompactRequestSerializer
 from memories.models import Memory, MemoryAudit
 from memories.services import compact
 from memories.services.compact import memories_compact, summary_content
@@ -85,6 +86,15 @@ def test_old_unverified_agent_memories_are_folded_into_summaries_and_expire(old)
     )
 
 
+def test_each_expired_member_has_an_audit_row_naming_it_and_the_caller(old):
+    mind, _ = old
+    body = compact_call(mind.agent).json()
+    member_ids = [member_id for result in body["results"] for member_id in result["member_ids"]]
+    rows = MemoryAudit.objects.filter(mind=mind.mind, action="updated", changed_fields=["expires_at"])
+    actor = f"agent:{mind.mind.keys.get().prefix}"
+    assert sorted((row.memory_id, row.actor) for row in rows) == sorted((pk, actor) for pk in member_ids)
+
+
 def test_the_summaries_take_the_place_of_their_members_in_recall(old):
     mind, _ = old
     compact_call(mind.agent)
@@ -140,6 +150,20 @@ def test_older_than_takes_seconds_or_a_unit(old):
     assert compact_call(mind.agent, older_than=39 * 86400, dry_run=True).json()["clusters_processed"] == 2
 
 
+@pytest.mark.parametrize("older_than", ["0.5s", 0.5])
+def test_older_than_keeps_fractions_of_a_second(older_than):
+    request = CompactRequestSerializer(data={"older_than": older_than})
+    assert request.is_valid()
+    assert request.validated_data["older_than"] == timedelta(milliseconds=500)
+
+
+def test_an_older_than_reaching_before_the_year_1_finds_nothing_older(old):
+    mind, _ = old
+    response = compact_call(mind.agent, older_than="200000w")
+    assert response.status_code == 200
+    assert response.json()["clusters_processed"] == 0
+
+
 def test_a_human_compaction_writes_system_summaries_audited_as_the_human(old, owner):
     mind, _ = old
     response = owner.client.post(f"/memory/compact?mind={mind.mind.pk}", {}, format="json")
@@ -179,7 +203,7 @@ def test_a_failure_midway_leaves_nothing_written(old, monkeypatch):
     monkeypatch.setattr(compact, "memory_store", store_then_fail)
     before = list(Memory.objects.order_by("pk").values_list("pk", "expires_at"))
     with pytest.raises(RuntimeError):
-        memories_compact(mind=mind.mind, caller=agent_caller(mind.mind), older_than=30 * 86400)
+        memories_compact(mind=mind.mind, caller=agent_caller(mind.mind), older_than=timedelta(days=30))
     assert list(Memory.objects.order_by("pk").values_list("pk", "expires_at")) == before
 
 
@@ -241,3 +265,13 @@ def test_a_theme_whose_contents_do_not_fit_one_summary_is_skipped(monkeypatch):
     memories = [unsaved("a", ["x"], "a" * 10), unsaved("b", ["x"], "b" * 10)]
     # "- aaaaaaaaaa\n- bbbbbbbbbb" is 25 characters: only one member fits, fewer than 2.
     assert compact.clusters_by_tag(memories, max_clusters=10, min_cluster_size=2) == []
+
+
+@pytest.mark.parametrize("spare", [0, -1])
+def test_a_group_takes_members_while_their_summary_fits(monkeypatch, spare):
+    contents = ["a" * 10, "two lines\n\nand a gap", "", "last"]
+    monkeypatch.setattr(compact, "MAX_CONTENT_CHARS", len(summary_content(contents)) + spare)
+    memories = [unsaved(str(index), ["x"], content) for index, content in enumerate(contents)]
+    (members, _), *_ = compact.clusters_by_tag(memories, max_clusters=1, min_cluster_size=2)
+    # With one character less the last member no longer fits.
+    assert [member.content for member in members] == contents[: len(contents) + spare]

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
+from memories.api.overview_serializers import ContradictionsQuerySerializer
 from memories.embedders import embed_text
 from memories.selectors import overview
 from memories.selectors.overview import CONTRADICTION_MIN_SIMILARITY, key_stem
+from memories.services.memory import derived_key, is_derived_key
 from tests.memories.insights_support import agent_caller, remember
 
 pytestmark = pytest.mark.django_db
@@ -33,11 +35,28 @@ def cosine(a: str, b: str) -> float:
         ("covid19", "fact", "covid19"),
         ("v2", "fact", "v2"),
         ("fact_3a7bd3e2360a", "fact", None),  # derived from content: names no subject
+        ("FACT_3A7BD3E2360A", "fact", None),
         ("fact_3a7bd3e2360a", "note", "fact_3a7bd3e2360a"),
     ],
 )
 def test_key_stems_drop_one_trailing_version_suffix(key, category, stem):
     assert key_stem(key, category) == stem
+
+
+@pytest.mark.parametrize(
+    ("key", "category", "derived"),
+    [
+        (derived_key("fact", "Office is in Berlin"), "fact", True),
+        (derived_key("fact", "Office is in Berlin"), "note", False),
+        ("fact_3a7bd3e2360", "fact", False),  # 11 hex digits
+        ("fact_3a7bd3e2360ab", "fact", False),  # 13
+        ("fact_3a7bd3e2360g", "fact", False),  # not hex
+        ("fact_3A7BD3E2360A", "fact", False),  # the store writes lower-case hex
+        ("fact3a7bd3e2360a", "fact", False),
+    ],
+)
+def test_a_derived_key_is_the_category_and_twelve_hex_digits(key, category, derived):
+    assert is_derived_key(key, category) is derived
 
 
 def test_the_example_pairs_are_similar_enough_with_the_default_embedder():
@@ -122,6 +141,30 @@ def test_another_minds_memories_are_never_paired(recent, other_mind):
 def test_an_empty_mind_has_no_contradictions(mind):
     body = mind.agent.get("/memory/contradictions").json()
     assert (body["candidates"], body["contradictions"]) == (0, [])
+
+
+def test_the_window_keeps_fractions_of_a_second_and_answers_in_whole_seconds(mind):
+    query = ContradictionsQuerySerializer(data={"within": "0.5s"})
+    assert query.is_valid()
+    assert query.validated_data["within"] == timedelta(milliseconds=500)
+    assert mind.agent.get("/memory/contradictions", {"within": "1.5h"}).json()["within"] == 5400
+
+
+def test_a_fraction_of_a_second_decides_whether_a_memory_is_in_the_window(recent):
+    mind, made = recent
+    now = timezone.now()
+    type(made["berlin"]).objects.filter(pk=made["berlin"].pk).update(updated_at=now - timedelta(seconds=10.4))
+    narrow = overview.memories_contradicting(mind=mind.mind, within=timedelta(seconds=10.3), now=now)
+    wide = overview.memories_contradicting(mind=mind.mind, within=timedelta(seconds=10.5), now=now)
+    assert (narrow["candidates"], wide["candidates"]) == (9, 10)
+
+
+def test_a_window_reaching_before_the_year_1_holds_everything(recent):
+    mind, made = recent
+    type(made["berlin"]).objects.filter(pk=made["berlin"].pk).update(updated_at=timezone.now() - timedelta(days=3650))
+    response = mind.agent.get("/memory/contradictions", {"within": "200000w"})
+    assert response.status_code == 200
+    assert (response.json()["within"], response.json()["candidates"]) == (200000 * 604800, 10)
 
 
 @pytest.mark.parametrize("within", ["0", "-5", "soon", "5y"])

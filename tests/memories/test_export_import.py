@@ -6,12 +6,16 @@ import csv
 import hashlib
 import io
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memories.models import Memory, MemoryAudit
+from memories.embedders import embed_text
+from memories.models import Memory, MemoryAudit, Mind
 from memories.services.accounts import mind_create
 from tests.conftest import client_with_token
 from tests.memories.insights_support import T0, agent_caller, human_caller, minutes, remember
@@ -59,11 +63,14 @@ def test_the_json_export_holds_the_mind_and_every_memory_oldest_first(rich):
     assert response["Content-Type"] == "application/json"
     body = read_json(response)
     assert body["format_version"] == 1
+    created_at = body["mind"]["created_at"]
+    assert created_at.endswith("Z")
+    assert datetime.fromisoformat(created_at) == Mind.objects.get(pk=rich.mind.pk).created_at
     assert body["mind"] == {
         "id": rich.mind.pk,
         "name": "Michael's Mind",
         "description": "",
-        "created_at": body["mind"]["created_at"],
+        "created_at": created_at,
     }
     assert (body["knots"], body["edges"], body["entities"], body["goals"]) == ([], [], [], [])
     assert [memory["key"] for memory in body["memories"]] == [
@@ -133,6 +140,18 @@ def test_a_bad_export_format_answers_400_listing_the_formats(rich):
     assert "json, csv" in response.json()["error"]["fields"]["format"][0]
 
 
+def test_an_unknown_export_parameter_answers_400_naming_it(rich):
+    response = export(rich.agent, formt="csv")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {"formt": ["Unknown parameter. This endpoint takes: format, mind."]}
+
+
+def test_a_human_names_the_mind_and_the_format(rich, owner):
+    response = export(owner.client, rich.mind.pk, format="csv")
+    assert response.status_code == 200
+    assert len(list(csv.DictReader(io.StringIO(read_text(response), newline="")))) == 4
+
+
 # --- import: the acceptance round trip --------------------------------------------------------
 
 COMPARED = ("content", "key", "category", "tags", "priority", "created_at", "updated_at", "expires_at", "source",
@@ -180,6 +199,28 @@ def test_importing_a_minds_own_export_skips_everything(rich):
     assert [row["id"] for row in body["results"]] == [m["id"] for m in document["memories"]]
 
 
+def promotions_of(callbacks) -> list[tuple]:
+    """The promotion tasks enqueued on commit: (task, memory ids)."""
+    return [callback.args for callback in callbacks if isinstance(callback, partial)]
+
+
+def test_an_import_enqueues_one_promotion_task_for_what_it_wrote_oldest_first(mind, django_capture_on_commit_callbacks):
+    document = {
+        "format_version": 1,
+        "memories": [
+            {"category": "fact", "key": "later", "content": "B", "created_at": (T0 + minutes(2)).isoformat()},
+            {"category": "fact", "key": "earlier", "content": "A", "created_at": T0.isoformat()},
+        ],
+    }
+    with django_capture_on_commit_callbacks() as callbacks:
+        body = mind.agent.post("/mind/import", document, format="json").json()
+    later, earlier = (row["id"] for row in body["results"])
+    assert promotions_of(callbacks) == [("synapses.tasks.memories_promote", [earlier, later])]
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert mind.agent.post("/mind/import", document, format="json").json()["skipped"] == 2
+    assert promotions_of(callbacks) == []
+
+
 def test_imports_are_audited_as_imported(owner, mind):
     document = {"format_version": 1, "memories": [{"category": "fact", "key": "a", "content": "A"}]}
     body = owner.client.post(f"/mind/import?mind={mind.mind.pk}", document, format="json").json()
@@ -203,6 +244,19 @@ def test_a_newer_version_in_the_file_replaces_the_stored_one(owner, mind):
     assert (memory.content, memory.updated_at) == ("Hamburg", T0 + timedelta(days=1))
     row = MemoryAudit.objects.filter(memory_id=memory.pk, action="imported").get()
     assert row.changed_fields == ["content", "created_at", "updated_at"]
+
+
+def test_an_import_locks_the_stored_rows_without_loading_their_vectors_and_embeds_a_replaced_content(mind):
+    remember(mind.mind, agent_caller(mind.mind), at=T0, category="fact", key="city", content="Berlin")
+    later = (T0 + timedelta(days=1)).isoformat()
+    with CaptureQueriesContext(connection) as queries:
+        response = mind.agent.post("/mind/import", one(content="Hamburg", updated_at=later), format="json")
+    assert response.json()["updated"] == 1
+    locks = [query["sql"] for query in queries.captured_queries if query["sql"].endswith("FOR UPDATE")]
+    assert len(locks) == 1
+    assert '"memories_memory"."embedding"' not in locks[0]
+    memory = Memory.objects.get(mind=mind.mind, key="city")
+    assert list(memory.embedding) == pytest.approx(list(embed_text("Hamburg")), abs=1e-6)
 
 
 def test_an_older_version_in_the_file_does_not_overwrite_a_newer_memory(mind):
@@ -259,6 +313,24 @@ def test_one_invalid_memory_rejects_the_whole_import_naming_it_by_index(mind):
         "memories.3.body",
     ]
     assert not Memory.objects.filter(mind=mind.mind).exists()
+
+
+def test_an_items_memory_and_time_errors_are_named_together_and_valid_items_between_pass(mind):
+    document = {
+        "format_version": 1,
+        "memories": [
+            {"category": "gossip", "content": "x", "updated_at": "last week"},
+            {"category": "fact", "content": "fine", "created_at": "2026-06-01"},
+            {"category": "fact", "content": "also fine", "created_at": "2999-01-01T00:00:00Z"},
+        ],
+    }
+    response = mind.agent.post("/mind/import", document, format="json")
+    assert response.status_code == 400
+    assert sorted(response.json()["error"]["fields"]) == [
+        "memories.0.category",
+        "memories.0.updated_at",
+        "memories.2.created_at",
+    ]
 
 
 def test_the_same_category_and_key_twice_in_one_file_is_refused(mind):

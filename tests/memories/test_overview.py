@@ -53,6 +53,14 @@ def test_stats_count_every_stored_memory_and_the_expired_ones_apart(mixed):
     }
 
 
+def test_a_memory_counts_as_expired_from_its_expiry_on(mind):
+    expiry = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+    remember(mind.mind, agent_caller(mind.mind), category="fact", content="Brief", expires_at=expiry)
+    before = overview.mind_stats(mind=mind.mind, now=expiry - timedelta(microseconds=1))
+    at = overview.mind_stats(mind=mind.mind, now=expiry)
+    assert (before["active"], before["expired"], at["active"], at["expired"]) == (1, 0, 0, 1)
+
+
 def test_stats_of_an_empty_mind_are_all_zero(mind):
     body = mind.agent.get("/memory/stats").json()
     assert (body["total"], body["active"], body["expired"], body["verified"], body["unverified"]) == (0, 0, 0, 0, 0)
@@ -271,3 +279,32 @@ def test_a_reader_naming_the_mind_may_read(mind, reader, path):
 @pytest.mark.parametrize("path", ["/memory/compact", "/mind/import"])
 def test_writes_need_credentials(api, path):
     assert api.post(path, {}, format="json").status_code == 401
+
+
+# --- strict parameters, for every read endpoint of recall, the overviews and export -----------
+
+
+@pytest.mark.parametrize(
+    ("path", "takes"),
+    [
+        ("/memory/recall", "q, mode, intent, mood, limit, max_chars, format, mind"),
+        ("/memory/stats", "mind"),
+        ("/memory/health", "mind"),
+        ("/memory/tags", "limit, include_expired, mind"),
+        ("/memory/timeline", "period, limit, include_expired, mind"),
+        ("/memory/graph", "max_nodes, category, tag, min_confidence, include_edges, mind"),
+        ("/memory/contradictions", "within, mind"),
+        ("/mind/export", "format, mind"),
+    ],
+)
+def test_an_unknown_parameter_answers_400_naming_it_and_what_the_endpoint_takes(mind, path, takes):
+    response = mind.agent.get(path, {"limt": "5", "limit_": "5"})
+    assert response.status_code == 400
+    message = f"Unknown parameter. This endpoint takes: {takes}."
+    assert response.json()["error"]["fields"] == {"limit_": [message], "limt": [message]}
+
+
+def test_format_is_refused_where_it_chooses_nothing(mind):
+    response = mind.agent.get("/memory/stats", {"format": "json"})
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["format"]

@@ -11,7 +11,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from memories.models import Memory
 from memories.recall import RecallCounts, RecallEntry, recall_render
+from memories.selectors.recall import RECALL_ORDER
 from tests.memories.insights_support import T0, agent_caller, human_caller, minutes, remember
 
 pytestmark = pytest.mark.django_db
@@ -114,6 +116,13 @@ def test_format_json_without_a_cut_omits_nothing(five):
     assert (body["omitted"], body["cut_by"]) == (0, None)
 
 
+def test_without_a_limit_recall_lists_100_memories(mind):
+    memories = [{"category": "fact", "key": f"k{n}", "content": f"Fact {n}"} for n in range(101)]
+    assert mind.agent.post("/memory/sync", {"memories": memories}, format="json").status_code == 200
+    body = recall(mind.agent, format="json").json()
+    assert (len(body["memories"]), body["omitted"], body["cut_by"]) == (100, 1, "limit")
+
+
 def test_q_mode_intent_and_mood_are_accepted_and_add_nothing_yet(five):
     response = recall(five.agent, q="Anna's birthday", mode="werkstatt", intent="instruction", mood="calm")
     assert response.status_code == 200
@@ -151,6 +160,27 @@ def test_bad_parameters_answer_400_naming_the_parameter(five, params, field):
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json"
     assert list(response.json()["error"]["fields"]) == [field]
+
+
+@pytest.mark.parametrize(
+    ("q", "message"),
+    [
+        ("x" * 1001, "q is at most 1,000 characters; shorten the query."),
+        ("ab\x00c", "q must not contain NUL characters (\\u0000); remove them."),
+    ],
+)
+def test_a_bad_q_is_refused_as_search_refuses_it(five, q, message):
+    response = recall(five.agent, q=q)
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {"q": [message]}
+
+
+def test_an_unknown_parameter_answers_400_naming_it(five):
+    response = recall(five.agent, limt="5", format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {
+        "limt": ["Unknown parameter. This endpoint takes: q, mode, intent, mood, limit, max_chars, format, mind."]
+    }
 
 
 def test_every_bad_parameter_is_named_at_once(five):
@@ -202,6 +232,11 @@ def test_recall_does_not_grow_queries_with_the_number_of_memories(mind):
     assert len(many) == len(few)
     assert len(many_text) == len(few)
     assert sum("memories_memory" in query["sql"] for query in few.captured_queries) == 2
+
+
+def test_the_recall_order_is_the_order_of_its_index():
+    index = next(index for index in Memory._meta.indexes if index.name == "memory_recall_order_idx")
+    assert index.fields == ["mind", *("id" if name == "pk" else name for name in RECALL_ORDER)]
 
 
 # --- the pure renderer ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from memories.access import caller_of
 from memories.models import Memory
@@ -89,6 +90,18 @@ def test_it_works_in_batches_and_draws_a_progress_bar(mind, fake_server):
     ]
 
 
+def test_the_batch_is_locked_without_loading_the_vectors_it_replaces(mind):
+    memory = store(mind, "Office is in Berlin")
+    Memory.objects.filter(pk=memory.pk).update(embedding_model="old-model")
+    with CaptureQueriesContext(connection) as queries:
+        reembed("--mind", mind.mind.pk)
+    locks = [query["sql"] for query in queries.captured_queries if query["sql"].endswith("FOR UPDATE")]
+    assert len(locks) == 1
+    assert '"memories_memory"."embedding"' not in locks[0]
+    memory.refresh_from_db()
+    assert memory.embedding_model == "hashing-v1"
+
+
 def test_memories_without_a_vector_are_embedded(mind):
     memory = store(mind, "Office is in Berlin")
     Memory.objects.filter(pk=memory.pk).update(embedding=None, embedding_model="")
@@ -129,14 +142,18 @@ def test_a_memory_rewritten_while_it_is_being_embedded_keeps_its_fresh_vector(mi
             # Another writer changes the content after reembed read it and before it writes
             # (its own store embeds the new content through this same server).
             rewrite()
-        return vectors_reply(axis_vector)(body)
+        # A vector per text (3 and 4 at the axes len(text), len(text) + 1): ours and the rewrite's differ.
+        return vectors_reply(lambda i, text: axis_vector(len(text), text))(body)
+
+    fresh_vectors = []
 
     def rewrite():
-        memory_store(
+        rewritten = memory_store(
             mind=mind.mind,
             fields={"category": "fact", "key": memory.key, "content": "Office moved to Hamburg"},
             caller=caller_of(mind.mind.owner),
-        )
+        ).memory
+        fresh_vectors.append(np.asarray(rewritten.embedding))
         connection.close()  # this thread's own connection
 
     fake_server.reply = rewrite_then_answer
@@ -145,7 +162,7 @@ def test_a_memory_rewritten_while_it_is_being_embedded_keeps_its_fresh_vector(mi
     memory.refresh_from_db()
     assert memory.content == "Office moved to Hamburg"
     # The rewrite embedded its own content with the current (openai) embedder; ours was discarded.
-    assert memory.embedding_model == "openai:mini"
+    assert np.asarray(memory.embedding) == pytest.approx(fresh_vectors[0], abs=1e-6)
     assert [request["input"] for request in fake_server.requests] == [
         ["Office is in Berlin"],
         ["Office moved to Hamburg"],
