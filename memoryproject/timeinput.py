@@ -62,3 +62,24 @@ def parse_duration(value: object) -> timedelta:
     if seconds > MAX_EPOCH_SECONDS:
         raise ValueError(f"{value!r} is too long; the longest duration is {MAX_EPOCH_SECONDS} seconds.")
     return timedelta(seconds=seconds)
+
+
+# The ends of the representable time line: a duration may reach past them ("99999w").
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
+
+
+def time_before(moment: datetime, span: timedelta) -> datetime:
+    """`moment - span`, or EARLIEST when that would lie before the year 1."""
+    try:
+        return moment - span
+    except OverflowError:
+        return EARLIEST
+
+
+def time_after(moment: datetime, span: timedelta) -> datetime:
+    """`moment + span`, or LATEST when that would lie after the year 9999."""
+    try:
+        return moment + span
+    except OverflowError:
+        return LATEST

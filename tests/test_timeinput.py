@@ -4,7 +4,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memoryproject.timeinput import MAX_EPOCH_SECONDS, parse_duration, parse_time
+from memoryproject.timeinput import (
+    EARLIEST,
+    LATEST,
+    MAX_EPOCH_SECONDS,
+    parse_duration,
+    parse_time,
+    time_after,
+    time_before,
+)
 
 
 @pytest.mark.parametrize(
@@ -60,3 +68,16 @@ def test_an_endless_duration_is_refused_as_too_long():
 def test_it_refuses_what_is_not_a_duration(raw):
     with pytest.raises(ValueError):
         parse_duration(raw)
+
+
+
+def test_shifting_within_the_time_line_is_plain_arithmetic():
+    now = datetime(2026, 6, 27, tzinfo=UTC)
+    assert time_before(now, timedelta(days=1)) == datetime(2026, 6, 26, tzinfo=UTC)
+    assert time_after(now, timedelta(days=1)) == datetime(2026, 6, 28, tzinfo=UTC)
+
+
+def test_shifting_past_the_ends_of_time_stops_at_them():
+    now = datetime(2026, 6, 27, tzinfo=UTC)
+    assert time_before(now, timedelta.max) == EARLIEST == datetime(1, 1, 1, tzinfo=UTC)
+    assert time_after(now, timedelta.max) == LATEST == datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)

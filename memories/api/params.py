@@ -17,11 +17,14 @@ MIND_PARAM = "mind"
 PAGE_PARAMS = ("limit", "offset")
 
 
-def query_params(serializer_class: type[serializers.Serializer], request: Request) -> dict:
+def query_params(
+    serializer_class: type[serializers.Serializer], request: Request, *, besides: Iterable[str] = ()
+) -> dict:
     """The request's query parameters validated by `serializer_class`: 400 naming every parameter
-    the serializer does not declare (besides `mind`), else 400 naming every bad value."""
+    the serializer does not declare (besides `mind` and `besides`, which something else reads,
+    such as PAGE_PARAMS), else 400 naming every bad value."""
     serializer = serializer_class(data=request.query_params.dict())
-    unknown_params_reject(request.query_params, [*serializer.fields, MIND_PARAM])
+    unknown_params_reject(request.query_params, [*serializer.fields, *besides, MIND_PARAM])
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 

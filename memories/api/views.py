@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.access import Access, caller_of, mind_from_request
+from memories.api.params import PAGE_PARAMS, no_query_params, query_params
 from memories.api.serializers import (
     DiffQuerySerializer,
     DiffSerializer,
@@ -23,7 +24,6 @@ from memories.api.serializers import (
     SyncRequestSerializer,
     SyncResultSerializer,
 )
-from memories.filters import COMMON_PARAMS, unknown_params_reject
 from memories.selectors.memory import (
     memories_by_tag,
     memories_expiring,
@@ -222,10 +222,7 @@ class MemoryDiffView(APIView):
     def get(self, request):
         """Memories changed and ids deleted in [since, now); pass `now` as `since` next time."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        unknown_params_reject(request.query_params, ["since", "limit", "mind"])
-        query = DiffQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        diff = memory_diff(mind_id=mind.pk, **query.validated_data)
+        diff = memory_diff(mind_id=mind.pk, **query_params(DiffQuerySerializer, request))
         return Response(DiffSerializer(diff).data)
 
 
@@ -237,7 +234,7 @@ class MemoryUnverifiedView(APIView):
     def get(self, request):
         """Memories no human verified yet, most recently updated first; expired ones left out."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        unknown_params_reject(request.query_params, COMMON_PARAMS)
+        no_query_params(request, besides=PAGE_PARAMS)
         return page_response(self, memories_unverified(mind_id=mind.pk), MemorySerializer)
 
 
@@ -249,10 +246,8 @@ class MemoryExpiringView(APIView):
     def get(self, request):
         """Memories whose expires_at falls in (now, now + within], soonest first."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        unknown_params_reject(request.query_params, ["within", *COMMON_PARAMS])
-        query = ExpiringQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        memories = memories_expiring(mind_id=mind.pk, within=query.validated_data["within"])
+        query = query_params(ExpiringQuerySerializer, request, besides=PAGE_PARAMS)
+        memories = memories_expiring(mind_id=mind.pk, within=query["within"])
         return page_response(self, memories, MemorySerializer)
 
 

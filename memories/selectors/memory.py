@@ -15,6 +15,7 @@ from memories.access import Access, mind_require
 from memories.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
 from memories.models import AuditAction, Memory, MemoryAudit, current_filter
 from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.timeinput import time_after
 
 MEMORY_NOT_FOUND = "No memory with this id is visible to you."
 
@@ -66,13 +67,7 @@ def memories_unverified(*, mind_id: str) -> QuerySet[Memory]:
 def memories_expiring(*, mind_id: str, within: timedelta) -> QuerySet[Memory]:
     """GET /memory/expiring: memories whose expires_at lies in (now, now + within], soonest first."""
     now = timezone.now()
-    try:
-        until = now + within
-    except OverflowError:
-        until = None  # the window ends after the year 9999: every memory that expires at all is in it
-    memories = memories_of(mind_id).filter(expires_at__gt=now)
-    if until is not None:
-        memories = memories.filter(expires_at__lte=until)
+    memories = memories_of(mind_id).filter(expires_at__gt=now, expires_at__lte=time_after(now, within))
     return memories.order_by("expires_at", "id")
 
 

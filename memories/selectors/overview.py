@@ -20,18 +20,7 @@ from memories.selectors.memory import memories_of
 from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
 from memories.services.memory import is_derived_key
-
-# Where a window reaching back further than datetimes go starts (it holds everything).
-EARLIEST = datetime.min.replace(tzinfo=UTC)
-
-
-def time_before(now: datetime, age: timedelta) -> datetime:
-    """`now - age`, or EARLIEST when that would lie before the year 1 (a duration may be that long)."""
-    try:
-        return now - age
-    except OverflowError:
-        return EARLIEST
-
+from memoryproject.timeinput import time_before
 
 # --- stats ------------------------------------------------------------------------------------
 
