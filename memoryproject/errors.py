@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import JsonResponse
 from rest_framework import status
 from rest_framework.exceptions import APIException
+
+
+def validation_error_fields(error: DjangoValidationError) -> dict[str, list[str]]:
+    """A Django ValidationError as field → messages; an error of no field goes under `body`."""
+    return error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
 
 
 def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:

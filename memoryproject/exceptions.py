@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions
 from rest_framework.views import exception_handler
 
-from memoryproject.errors import PayloadTooLarge, error_body
+from memoryproject.errors import PayloadTooLarge, error_body, validation_error_fields
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def api_exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
     elif isinstance(exc, DjangoValidationError):
-        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else {"body": exc.messages})
+        exc = exceptions.ValidationError(validation_error_fields(exc))
 
     response = exception_handler(exc, context)
     if response is None:

@@ -10,6 +10,7 @@ from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django_q.tasks import async_task
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -19,8 +20,8 @@ from memories.access import Caller
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.models import AuditAction, Memory, MemoryAudit, Mind, Priority, Source, Speaker
-from memories.selectors.memory import MEMORY_NOT_FOUND
-from memoryproject.errors import Conflict
+from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
+from memoryproject.errors import Conflict, validation_error_fields
 from pipelinelog.spans import current_span
 
 # Starting raw weight of a memory's knot when the client gives no salience (02 → salience).
@@ -52,6 +53,12 @@ PLAIN_FIELDS = (
     "emotion",
     "attributes",
 )
+# What a sync may change on an existing memory besides its content and vector: the copied fields,
+# provenance, the time anchor and the write stamps (category and key name the memory in a sync).
+SYNC_UPDATED_FIELDS = [
+    *PLAIN_FIELDS, "source", "verified", "verified_at", "verified_by", "event_time", "event_precision",
+    "updated_at", "changed_at", "turn_id",
+]  # fmt: skip
 
 
 def content_hash_of(content: str) -> str:
@@ -266,13 +273,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
     """
     source = _source_for(caller, fields.get("source"))
     key = fields.get("key") or derived_key(fields["category"], fields["content"])
-    # The vector and the tsvector are the widest columns and no decision here reads them; a new
-    # embedding, when the content changes, is assigned and so saved anyway.
-    lookup = (
-        Memory.objects.select_for_update()
-        .defer("embedding", "search_vector")
-        .filter(mind=mind, category=fields["category"], key=key)
-    )
+    lookup = memories_for_write(mind.pk).filter(category=fields["category"], key=key)
     existing = lookup.first()
     # Stamped after the transaction's first statement, so `updated_at` is never older than the
     # transaction's start: GET /memory/diff relies on that (selectors.memory.diff_window_end).
@@ -304,15 +305,17 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
     return StoreResult(memory=existing, created=False, changed_fields=tuple(changed))
 
 
+def memories_for_write(mind_id: str) -> QuerySet[Memory]:
+    """The mind's memories as the write paths lock them: only the memory rows (not the verifying
+    user's), without the vector and the tsvector — the widest columns, which no write decision
+    reads (a new embedding is assigned, and so saved, when the content changes) — and with the
+    verifying user joined, because the answer shows their email."""
+    return memories_of(mind_id).select_for_update(of=_LOCK_OF)
+
+
 def _locked(memory: Memory) -> Memory:
     """`memory` again, row-locked for the rest of the transaction; 404 when it was deleted meanwhile."""
-    locked = (
-        Memory.objects.select_for_update(of=_LOCK_OF)
-        .select_related("verified_by")
-        .defer("embedding", "search_vector")
-        .filter(mind_id=memory.mind_id, pk=memory.pk)
-        .first()
-    )
+    locked = memories_for_write(memory.mind_id).filter(pk=memory.pk).first()
     if locked is None:
         raise NotFound(MEMORY_NOT_FOUND)
     return locked
@@ -435,10 +438,6 @@ class SyncResult:
     items: tuple[SyncItem, ...]
 
 
-def _error_messages(error: ValidationError) -> dict[str, list[str]]:
-    return error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
-
-
 @transaction.atomic
 def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str = "") -> SyncResult:
     """Upsert every item like POST /memory does, in order, all or nothing (POST /memory/sync).
@@ -457,18 +456,14 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         try:
             source = _source_for(caller, fields.get("source"))
         except ValidationError as error:
-            errors[str(index)] = _error_messages(error)
+            errors[str(index)] = validation_error_fields(error)
             continue
         prepared.append(
             (index, fields, source, fields.get("key") or derived_key(fields["category"], fields["content"]))
         )
     wanted = {(fields["category"], key) for _, fields, _, key in prepared}
     # Ordered by id, so two syncs touching the same memories lock them in the same order.
-    lookup = (
-        Memory.objects.select_for_update()
-        .defer("embedding", "search_vector")
-        .filter(mind=mind, key__in={key for _, _, _, key in prepared})
-    )
+    lookup = memories_for_write(mind.pk).filter(key__in={key for _, _, _, key in prepared})
     by_pair = {(m.category, m.key): m for m in lookup.order_by("pk") if (m.category, m.key) in wanted}
     now = timezone.now()  # after the lock: never older than this transaction's start (see memory_store)
 
@@ -510,7 +505,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
                 )
             results.append(SyncItem(index=index, memory_id=memory.pk, created=False))
         except ValidationError as error:
-            errors[str(index)] = _error_messages(error)
+            errors[str(index)] = validation_error_fields(error)
     if errors:
         # Nothing has been written yet; the transaction ends with the error.
         raise ApiValidationError({"memories": errors})
@@ -524,8 +519,12 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
             "Another write stored a memory with one of these categories and keys while this sync ran. "
             "Send the sync again: it is an upsert, so repeating it is safe."
         ) from None
-    for memory in updated.values():
-        memory.save()
+    if updated:
+        Memory.objects.bulk_update(updated.values(), SYNC_UPDATED_FIELDS)
+        # Only the rewritten ones carry a new vector (the others never loaded theirs).
+        rewritten = [memory for pair, memory in updated.items() if pair in to_embed]
+        if rewritten:
+            Memory.objects.bulk_update(rewritten, ["content", "content_hash", "embedding", "embedding_model"])
     MemoryAudit.objects.bulk_create(audit_rows)
     current_span().db_write(
         {"table": "memories_memory", "operation": "sync", "inserted": len(created), "updated": len(updated)}

@@ -28,10 +28,11 @@ from memories.services.memory import (
     audit_row,
     derived_key,
     embed_all,
+    memories_for_write,
     memory_build,
     promotion_enqueue_many,
 )
-from memoryproject.errors import Conflict
+from memoryproject.errors import Conflict, validation_error_fields
 from pipelinelog.spans import current_span
 
 # The export format this server writes and reads (docs/export-format.md); bump on any change
@@ -201,18 +202,14 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
             # The serializer checked the same rules; this is the model's last word before any write.
             memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
         except ValidationError as error:
-            errors[index] = error.message_dict
+            errors[index] = validation_error_fields(error)
             continue
         incoming.append(memory)
     if errors:
         raise ApiValidationError({"memories": errors})
 
     keys = {memory.key for memory in incoming}
-    # The vector and the tsvector are the widest columns and no decision here reads them; a
-    # replaced memory's new embedding is assigned and so saved anyway.
-    locked = (
-        Memory.objects.select_for_update().filter(mind_id=mind.pk, key__in=keys).defer("embedding", "search_vector")
-    )
+    locked = memories_for_write(mind.pk).filter(key__in=keys)
     stored = {(memory.category, memory.key): memory for memory in locked}
     outcomes: list[ImportOutcome] = []
     to_create: list[Memory] = []

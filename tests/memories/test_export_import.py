@@ -252,7 +252,7 @@ def test_an_import_locks_the_stored_rows_without_loading_their_vectors_and_embed
     with CaptureQueriesContext(connection) as queries:
         response = mind.agent.post("/mind/import", one(content="Hamburg", updated_at=later), format="json")
     assert response.json()["updated"] == 1
-    locks = [query["sql"] for query in queries.captured_queries if query["sql"].endswith("FOR UPDATE")]
+    locks = [query["sql"] for query in queries.captured_queries if " FOR UPDATE" in query["sql"]]
     assert len(locks) == 1
     assert '"memories_memory"."embedding"' not in locks[0]
     memory = Memory.objects.get(mind=mind.mind, key="city")

@@ -162,6 +162,18 @@ def test_the_number_of_queries_does_not_grow_with_the_batch(mind, settings):
     assert counts[0] == counts[1]
     assert Memory.objects.filter(mind=mind.mind).count() == 63
 
+    # Rewriting the same batches: updates are set-based too.
+    rewritten = []
+    for size, prefix in ((3, "small"), (60, "large")):
+        batch = _batch(size, prefix)
+        for item in batch["memories"]:
+            item["content"] += " (rewritten)"
+        with CaptureQueriesContext(connection) as queries:
+            assert mind.agent.post("/memory/sync", batch, format="json").status_code == 200
+        rewritten.append(len(queries))
+    assert rewritten[0] == rewritten[1]
+    assert Memory.objects.get(mind=mind.mind, key="large59").content == "large fact 59 (rewritten)"
+
 
 def test_a_sync_enqueues_one_promotion_task_for_the_whole_batch(mind, django_capture_on_commit_callbacks):
     before = OrmQ.objects.count()
