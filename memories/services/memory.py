@@ -53,12 +53,13 @@ PLAIN_FIELDS = (
     "emotion",
     "attributes",
 )
-# What a sync may change on an existing memory besides its content and vector: the copied fields,
-# provenance, the time anchor and the write stamps (category and key name the memory in a sync).
-SYNC_UPDATED_FIELDS = [
-    *PLAIN_FIELDS, "source", "verified", "verified_at", "verified_by", "event_time", "event_precision",
-    "updated_at", "changed_at", "turn_id",
-]  # fmt: skip
+# Rows per UPDATE statement of a sync: bulk_update writes one CASE branch per row for every
+# field, and PostgreSQL's cost grows with rows × branches, so big batches go out in slices.
+SYNC_UPDATE_BATCH = 100
+# Written for every memory a sync changes, whatever else changed (see _apply_changes).
+SYNC_WRITE_STAMPS = ("updated_at", "changed_at", "turn_id")
+# Written only for the memories whose content a sync rewrote (the others never load their vector).
+SYNC_REWRITE_FIELDS = ["content", "content_hash", "embedding", "embedding_model"]
 
 
 def content_hash_of(content: str) -> str:
@@ -470,6 +471,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
     created: dict[tuple[str, str], Memory] = {}
     updated: dict[tuple[str, str], Memory] = {}
     to_embed: dict[tuple[str, str], Memory] = {}
+    changed_fields: set[str] = set()
     audit_rows: list[MemoryAudit] = []
     results: list[SyncItem] = []
     for index, fields, source, key in prepared:
@@ -494,6 +496,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
             )  # fmt: skip
             if changed:
                 memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                changed_fields.update(changed)
                 if pair not in created:
                     updated[pair] = memory
                 if "content" in changed:
@@ -520,11 +523,16 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
             "Send the sync again: it is an upsert, so repeating it is safe."
         ) from None
     if updated:
-        Memory.objects.bulk_update(updated.values(), SYNC_UPDATED_FIELDS)
+        # Only the fields some item changed: bulk_update builds one CASE branch per row and field
+        # in Python, and that, not PostgreSQL, dominates a big sync.
+        if "verified" in changed_fields:  # the audit's one name for the three verification columns
+            changed_fields |= {"verified_at", "verified_by"}
+        fields = sorted(changed_fields - set(SYNC_REWRITE_FIELDS)) + list(SYNC_WRITE_STAMPS)
+        Memory.objects.bulk_update(updated.values(), fields, batch_size=SYNC_UPDATE_BATCH)
         # Only the rewritten ones carry a new vector (the others never loaded theirs).
         rewritten = [memory for pair, memory in updated.items() if pair in to_embed]
         if rewritten:
-            Memory.objects.bulk_update(rewritten, ["content", "content_hash", "embedding", "embedding_model"])
+            Memory.objects.bulk_update(rewritten, SYNC_REWRITE_FIELDS, batch_size=SYNC_UPDATE_BATCH)
     MemoryAudit.objects.bulk_create(audit_rows)
     current_span().db_write(
         {"table": "memories_memory", "operation": "sync", "inserted": len(created), "updated": len(updated)}

@@ -191,3 +191,16 @@ def test_a_sync_embeds_new_and_rewritten_contents(mind):
     rows = {m.key: m for m in Memory.objects.filter(mind=mind.mind)}
     assert all(row.embedding is not None and row.embedding_model for row in rows.values())
     assert list(rows["k0"].embedding) == pytest.approx(list(embed_text("rewritten")), abs=1e-6)
+
+
+def test_a_sync_rewrite_writes_the_verification_columns_it_changes(owner, mind):
+    sync(mind.agent, [{"category": "fact", "key": "city", "content": "Berlin"}])
+    sync(owner.client, [{"category": "fact", "key": "city", "content": "Hamburg"}], mind_id=mind.mind.pk)
+    confirmed = Memory.objects.get(mind=mind.mind, key="city")
+    assert (confirmed.verified, confirmed.verified_by_id, confirmed.source) == (True, owner.user.pk, "user")
+    assert confirmed.verified_at is not None
+
+    sync(mind.agent, [{"category": "fact", "key": "city", "content": "Munich", "tags": ["moved"]}])
+    doubted = Memory.objects.get(mind=mind.mind, key="city")
+    assert (doubted.verified, doubted.verified_by_id, doubted.verified_at) == (False, None, None)
+    assert (doubted.content, doubted.tags, doubted.source) == ("Munich", ["moved"], "agent")
