@@ -95,9 +95,7 @@ def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:
 
 def caller_label(user) -> str:
     """Who did it, for audit rows and the pipeline log: `agent:<key prefix>` or `user:<id>`."""
-    if is_agent(user):
-        return f"agent:{user.key.prefix}"
-    return f"user:{user.pk}"
+    return str(user) if is_agent(user) else f"user:{user.pk}"  # an AgentPrincipal reads `agent:<prefix>`
 
 
 @dataclass(frozen=True)
