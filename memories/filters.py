@@ -20,7 +20,6 @@ from memoryproject.fields import QUERY_BOOLEAN_HELP, QUERY_FALSE_WORDS, QUERY_TR
 COMMON_PARAMS = ("mind", "limit", "offset")
 
 
-
 def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) -> None:
     """400 naming every query parameter that is not in `allowed`."""
     allowed = list(allowed)

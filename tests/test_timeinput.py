@@ -70,7 +70,6 @@ def test_it_refuses_what_is_not_a_duration(raw):
         parse_duration(raw)
 
 
-
 def test_shifting_within_the_time_line_is_plain_arithmetic():
     now = datetime(2026, 6, 27, tzinfo=UTC)
     assert time_before(now, timedelta(days=1)) == datetime(2026, 6, 26, tzinfo=UTC)

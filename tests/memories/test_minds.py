@@ -483,4 +483,3 @@ def test_a_new_key_draws_again_when_its_prefix_is_taken(mind, monkeypatch):
 
     assert issued.key.prefix == "mk_0badc0de"
     assert MindKey.objects.filter(mind=mind.mind).count() == 2
-
