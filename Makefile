@@ -22,7 +22,7 @@ install: $(STAMP)
 # A busy port stops here, with one line, before anything is installed or started.
 run:
 	@$(PYTHON) -m memoryproject.port_check $(HOST) $(PORT)
-	@$(MAKE) --no-print-directory install
+	@$(MAKE) --no-print-directory --silent install
 	@DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: install
