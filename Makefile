@@ -11,7 +11,7 @@ PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
 $(STAMP): requirements.txt
-	@echo "Installing dependencies into $(VENV) (first start, about 30 s)…"
+	@echo "Installing dependencies into $(VENV) (about 30 s on the first start)…"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	@touch $(STAMP)
