@@ -6,16 +6,24 @@ STAMP  := $(VENV)/.installed-requirements
 
 .PHONY: install run test bench lint clean-db
 
+# Where `make run` listens: `make run PORT=8010`, `make run HOST=0.0.0.0` (then set ALLOWED_HOSTS).
+PORT   ?= 8000
+HOST   ?= 127.0.0.1
+
 $(STAMP): requirements.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $(STAMP)
+	@echo "Installing dependencies into $(VENV) (about 30 s on the first start)…"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
+	@touch $(STAMP)
 
 install: $(STAMP)
 
 # Local use: DEBUG on (a secret key is generated into var/); override with DEBUG=false SECRET_KEY=...
-run: install
-	DEBUG=$${DEBUG:-true} $(PY) manage.py serve
+# A busy port stops here, with one line, before anything is installed or started.
+run:
+	@$(PYTHON) -m memoryproject.port_check $(HOST) $(PORT)
+	@$(MAKE) --no-print-directory --silent install
+	@DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -22,17 +22,21 @@ VAR_DIR = Path(env_str("SYNAPSE_VAR_DIR") or BASE_DIR / "var")
 VERSION = "0.1.0"
 
 DEBUG = env_bool("DEBUG", False)
+# True while the checkout's own embedded PostgreSQL serves (DATABASE_URL unset): local use.
+EMBEDDED_DATABASE = not env_str("DATABASE_URL")
 
 
 def _secret_key() -> str:
     configured = env_str("SECRET_KEY")
     if configured:
         return configured
-    if not DEBUG:
+    if not DEBUG and not EMBEDDED_DATABASE:
         raise ImproperlyConfigured(
-            "SECRET_KEY is required when DEBUG is off. Set SECRET_KEY, or DEBUG=true for local use."
+            "SECRET_KEY is required when DEBUG is off and DATABASE_URL is set. "
+            "Set SECRET_KEY, or DEBUG=true for local use."
         )
-    # Local use: generate once and keep it, so sessions and JWTs survive restarts.
+    # Local use (debugging, or the embedded server whatever DEBUG says): generate once and keep
+    # it, so sessions and JWTs survive restarts and every manage.py command works as written.
     key_file = VAR_DIR / "secret_key"
     if not key_file.exists():
         VAR_DIR.mkdir(parents=True, exist_ok=True)

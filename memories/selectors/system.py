@@ -3,27 +3,49 @@
 from __future__ import annotations
 
 import logging
+import socket
 
+import psutil
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import DatabaseError, connection
+from django.utils import timezone
 
 from memories.models import Memory, Mind
 
 logger = logging.getLogger(__name__)
 
 
-def worker_alive() -> bool:
-    """True when a django-q2 cluster saved its heartbeat (Stat, kept a few seconds) lately.
+# A cluster whose last heartbeat is older than this is not alive (seconds). django-q2 saves its
+# Stat every guard cycle (half a second) and the cache keeps it 3 s, so 10 s is a dead cluster.
+CLUSTER_HEARTBEAT_STALE_SECONDS = 10
 
-    The cluster writes its Stat into the shared database cache every guard cycle, so the web
-    process can see it.
+
+def _cluster_is_live(stat, *, now, hostname: str) -> bool:
+    """Fresh heartbeat, and (on this host) the cluster's main process still exists.
+
+    A `qcluster` killed hard leaves its sentinel running, which keeps saving heartbeats in the
+    name of the dead main process; the pid check sees through that.
     """
+    if (now - stat.timestamp).total_seconds() > CLUSTER_HEARTBEAT_STALE_SECONDS:
+        return False
+    return stat.host != hostname or psutil.pid_exists(stat.pid)
+
+
+def live_clusters() -> list:
+    """The django-q2 clusters (their Stat) that are alive, read from the shared database cache."""
     from django_q.status import Stat
 
+    now = timezone.now()
+    hostname = socket.gethostname()
+    return [stat for stat in Stat.get_all() if _cluster_is_live(stat, now=now, hostname=hostname)]
+
+
+def worker_alive() -> bool:
+    """True when at least one django-q2 cluster is alive (see `live_clusters`)."""
     try:
-        return len(Stat.get_all()) > 0
+        return len(live_clusters()) > 0
     except Exception:  # a broken cache must not break /health
         logger.exception("Reading the worker heartbeat failed")
         return False

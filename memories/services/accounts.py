@@ -239,11 +239,16 @@ class DemoAccount:
 
 
 @transaction.atomic
-def demo_account_ensure() -> DemoAccount | None:
-    """Create the demo user and mind once; None when they already exist (nothing is shown twice)."""
+def demo_account_ensure(*, admin: bool = False) -> DemoAccount | None:
+    """Create the demo user and mind once; None when they already exist (nothing is shown twice).
+
+    `admin` makes the user staff and superuser, so the local demo account opens the admin.
+    """
     if User.objects.filter(username=DEMO_EMAIL).exists():
         return None
     password = secrets.token_urlsafe(12)
     user = user_register(email=DEMO_EMAIL, password=password)
+    if admin:
+        User.objects.filter(pk=user.pk).update(is_staff=True, is_superuser=True)
     mind, issued = mind_create(owner=user, name=DEMO_MIND_NAME, description="Created by make run.", key_label="demo")
     return DemoAccount(email=DEMO_EMAIL, password=password, mind=mind, key=issued)
