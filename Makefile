@@ -6,9 +6,9 @@ STAMP  := $(VENV)/.installed-requirements
 
 .PHONY: install run test bench lint clean-db
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-upgrade.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-upgrade.txt
 	touch $(STAMP)
 
 install: $(STAMP)

