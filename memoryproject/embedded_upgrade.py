@@ -299,7 +299,8 @@ def _differences(before: dict[str, dict], after: dict[str, dict]) -> list[str]:
         for table, count in old["tables"].items():
             if new["tables"].get(table) != count:
                 problems.append(f"{database}: {table} has {new['tables'].get(table)} rows, not {count}")
-        problems += [f"{database}: extension {name} missing" for name in old["extensions"] if name not in new["extensions"]]
+        missing_extensions = [name for name in old["extensions"] if name not in new["extensions"]]
+        problems += [f"{database}: extension {name} missing" for name in missing_extensions]
         # The new cluster adds its own built-in pg_* roles; every old role must still be there.
         problems += [f"role {name} missing" for name in old["roles"] if name not in new["roles"]]
     return sorted(set(problems))
@@ -308,7 +309,8 @@ def _differences(before: dict[str, dict], after: dict[str, dict]) -> list[str]:
 def _restore_roles(bin_dir: Path, uri: str, roles_sql: str) -> None:
     # The bootstrap superuser exists in every new cluster; pg_dumpall still emits its CREATE ROLE,
     # which would stop the script. Its ALTER ROLE line stays and restores its attributes.
-    script = "".join(line for line in roles_sql.splitlines(keepends=True) if line.strip() != f"CREATE ROLE {BOOTSTRAP_ROLE};")
+    bootstrap_create = f"CREATE ROLE {BOOTSTRAP_ROLE};"
+    script = "".join(line for line in roles_sql.splitlines(keepends=True) if line.strip() != bootstrap_create)
     _run([bin_dir / "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", uri], stdin=script)
 
 

@@ -50,7 +50,9 @@ for number in range({MEMORY_COUNT}):
     with span("tests.upgrade_seed", mind=mind):
         memory_store(
             mind=mind,
-            fields={{"category": "fact", "content": f"Fact number {{number}} about Anna", "tags": ["anna", f"t{{number % 3}}"]}},
+            fields={{
+                "category": "fact", "content": f"Fact {{number}} about Anna", "tags": ["anna", f"t{{number % 3}}"]
+            }},
             caller=caller_of(owner),
         )
 print(json.dumps({{"key": issued.plaintext}}))
@@ -77,7 +79,8 @@ with connection.cursor() as cursor:
     for table in CHECKSUMMED:
         cursor.execute(f'SELECT md5(coalesce(string_agg(t::text, \\'|\\' ORDER BY t::text), \\'\\')) FROM "{table}" t')
         result["checksums"][table] = cursor.fetchone()[0]
-    cursor.execute("SELECT count(*) FROM memories_memory WHERE embedding IS NOT NULL AND tags @> ARRAY['anna']::varchar[]")
+    cursor.execute("SELECT count(*) FROM memories_memory "
+                   "WHERE embedding IS NOT NULL AND tags @> ARRAY['anna']::varchar[]")
     result["embedded_and_tagged"] = cursor.fetchone()[0]
     cursor.execute("SELECT current_setting('server_version_num')::int, "
                    "(SELECT extversion FROM pg_extension WHERE extname = 'vector')")
