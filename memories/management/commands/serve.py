@@ -26,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--web-workers", type=int, default=2)
 
     def handle(self, *args, host: str, port: int, web_workers: int, **options):
-        call_command("migrate", interactive=False, verbosity=0)
+        call_command("migrate", interactive=False, verbosity=0, skip_checks=False)  # incl. the database checks
         call_command("createcachetable", verbosity=0)
         call_command("sync_schedules", verbosity=0, stdout=io.StringIO())  # its report is for manual runs
         base_url = f"http://{host}:{port}"
