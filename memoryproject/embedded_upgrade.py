@@ -112,8 +112,8 @@ def _upgrade_or_recover(layout: Layout) -> None:
     old_bin = pgserver_bin_dir()
     if layout.staging.exists():
         _say(
-            f"Found an interrupted upgrade attempt in {layout.staging}; starting it again "
-            f"({layout.data_dir} itself was never changed)."
+            f"Found an unfinished earlier upgrade attempt (interrupted or failed) in {layout.staging}; "
+            f"starting it again ({layout.data_dir} itself was never changed)."
         )
         _discard_staging(layout)
     _upgrade(layout, old_bin)

@@ -229,13 +229,9 @@ def test_an_old_server_left_running_and_an_interrupted_attempt_are_handled_and_t
     (staging / "dumps").mkdir(parents=True)
     (staging / "dumps" / "postgres.dump").write_bytes(b"PGDMP half written")
 
-    code = "import pathlib, sys; from memoryproject.embedded_db import embedded_database_url; "
-    code += "print(embedded_database_url(pathlib.Path(sys.argv[1])))"
-    completed = subprocess.run(
-        [sys.executable, "-c", code, str(pgdata)], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    completed = _embedded_database_url_in_subprocess(pgdata)
     assert completed.returncode == 0, completed.stderr
-    assert "interrupted upgrade attempt" in completed.stderr
+    assert "unfinished earlier upgrade attempt" in completed.stderr
     new_uri = completed.stdout.strip().splitlines()[-1]
     answer = _psql(
         new_bin_dir(),
@@ -249,6 +245,44 @@ def test_an_old_server_left_running_and_an_interrupted_attempt_are_handled_and_t
     (backup,) = var_dir.glob("pgdata-pg16-backup-*")
     assert not _is_running(backup), "the old server must be stopped before its directory is moved"
     assert not staging.exists()
+
+
+def _embedded_database_url_in_subprocess(pgdata: Path) -> subprocess.CompletedProcess:
+    code = "import pathlib, sys; from memoryproject.embedded_db import embedded_database_url; "
+    code += "print(embedded_database_url(pathlib.Path(sys.argv[1])))"
+    return subprocess.run(
+        [sys.executable, "-c", code, str(pgdata)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.slow
+def test_a_failed_upgrade_changes_nothing_says_where_its_log_is_and_succeeds_once_the_cause_is_fixed(var_dir):
+    pgdata = var_dir / "pgdata"
+    uri = pgserver_start(pgdata)
+    _psql(pgserver_bin_dir(), uri, "CREATE TABLE notes (id int); INSERT INTO notes SELECT generate_series(1, 42);")
+    server_stop_if_running(pgserver_bin_dir(), pgdata)
+    # A fault the old server really trips over: a setting it does not know stops it from starting.
+    config = pgdata / "postgresql.conf"
+    original = config.read_text()
+    config.write_text(original + "\nno_such_setting_here = on\n")
+
+    failed = _embedded_database_url_in_subprocess(pgdata)
+
+    assert failed.returncode != 0
+    assert "failed: pg_ctl exited with" in failed.stderr
+    assert f"Nothing in {pgdata} was changed" in failed.stderr
+    assert data_dir_major(pgdata) == OLD_MAJOR
+    assert not list(var_dir.glob("pgdata-pg16-backup-*"))
+    assert 'unrecognized configuration parameter "no_such_setting_here"' in (
+        (Layout(pgdata).old_server_log).read_text()
+    )
+
+    config.write_text(original)
+    retried = _embedded_database_url_in_subprocess(pgdata)
+
+    assert retried.returncode == 0, retried.stderr
+    assert "unfinished earlier upgrade attempt" in retried.stderr
+    assert _psql(new_bin_dir(), retried.stdout.strip().splitlines()[-1], "SELECT count(*) FROM notes;") == "42\n"
 
 
 def _fake_data_dir(path: Path, major: str) -> Path:
