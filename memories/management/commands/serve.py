@@ -180,7 +180,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _prepare() -> None:
-        call_command("migrate", interactive=False, verbosity=0)
+        call_command("migrate", interactive=False, verbosity=0, skip_checks=False)  # incl. the database checks
         call_command("createcachetable", verbosity=0)
         call_command("sync_schedules", verbosity=0, stdout=io.StringIO())  # its report is for manual runs
 
