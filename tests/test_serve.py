@@ -97,7 +97,14 @@ def test_health_trusts_a_fresh_heartbeat_from_another_host_whose_processes_it_ca
 
 
 def _children_named(served: Served, word: str) -> list[psutil.Process]:
-    return [child for child in psutil.Process(served.process.pid).children() if word in " ".join(child.cmdline())]
+    named = []
+    for child in psutil.Process(served.process.pid).children():
+        try:
+            if word in " ".join(child.cmdline()):
+                named.append(child)
+        except psutil.Error:  # a killed child that serve has not reaped yet (a zombie), or gone
+            pass
+    return named
 
 
 def _worker_ok(base: str) -> bool:
