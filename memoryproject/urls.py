@@ -11,6 +11,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("", include("minds.api.urls")),
     path("", include("memories.api.urls")),
     path("", include("pipelinelog.api.urls")),
     # Unknown paths answer the JSON error (also with DEBUG on, where handler404 is not used).

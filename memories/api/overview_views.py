@@ -10,7 +10,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, caller_of, mind_from_request
 from memories.api.overview_serializers import (
     CompactRequestSerializer,
     CompactResultSerializer,
@@ -41,6 +40,7 @@ from memories.selectors.overview import (
 from memories.services.compact import memories_compact
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.schema import error_responses
+from minds.access import Access, caller_of, mind_from_request
 
 # Related memories per page when the client gives no `limit`.
 RELATED_DEFAULT_LIMIT = 20

@@ -8,11 +8,11 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
 from memories.api.overview_serializers import RecallJsonSerializer, RecallQuerySerializer
 from memories.api.params import query_params
 from memories.selectors.recall import recall_build
 from memoryproject.schema import error_responses
+from minds.access import Access, mind_from_request
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 

@@ -6,7 +6,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
 from memories.api.params import query_params
 from memories.api.search_serializers import (
     SearchQuerySerializer,
@@ -16,6 +15,7 @@ from memories.api.search_serializers import (
 )
 from memories.selectors.search import memories_search, memories_semantic_search
 from memoryproject.schema import error_responses
+from minds.access import Access, mind_from_request
 
 
 class SearchView(APIView):

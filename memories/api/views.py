@@ -10,7 +10,6 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, caller_of, mind_from_request
 from memories.api.params import PAGE_PARAMS, no_query_params, query_params
 from memories.api.serializers import (
     DiffQuerySerializer,
@@ -43,7 +42,8 @@ from memories.services.memory import (
     memory_verify,
 )
 from memoryproject.pagination import LimitOffsetPaging, page_response
-from memoryproject.permissions import IsHuman
+from minds.access import Access, caller_of, mind_from_request
+from minds.permissions import IsHuman
 from pipelinelog.spans import current_turn_id
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"

@@ -9,7 +9,8 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 
-from memories.models import Memory, Mind
+from memories.models import Memory
+from minds.models import Mind
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import time
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from memories.services.accounts import demo_account_ensure
+from minds.services import demo_account_ensure
 
 # How long the children get to stop after Ctrl-C before they are killed (seconds).
 SHUTDOWN_GRACE_SECONDS = 10

@@ -13,9 +13,9 @@ from enum import IntEnum
 
 from rest_framework import exceptions
 
-from memories.converters import MindIdConverter
-from memories.models import Mind, MindShare
-from memoryproject.authentication import AgentPrincipal, is_agent
+from memoryproject.converters import MindIdConverter
+from minds.authentication import AgentPrincipal, is_agent
+from minds.models import Mind, MindShare
 from pipelinelog.spans import current_span
 
 
@@ -59,7 +59,7 @@ def mind_require(*, user, mind: Mind, need: Access) -> Access:
         raise exceptions.NotFound(MIND_NOT_FOUND)
     # The caller can see the mind: the request's log rows belong to it (a refused write included).
     # Humans name a mind per request, so it is bound here; a Mind Key bound its own mind when it
-    # authenticated (memoryproject.authentication).
+    # authenticated (minds.authentication).
     current_span().bind_mind(mind)
     if level < need:
         raise exceptions.PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")

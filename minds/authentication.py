@@ -10,8 +10,8 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
-from memories.keys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
-from memories.models import Mind, MindKey
+from minds.mindkeys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
+from minds.models import Mind, MindKey
 from pipelinelog.spans import current_span
 
 # `last_used_at` is written at most this often per key, so a busy agent costs no write per call.
