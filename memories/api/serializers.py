@@ -8,6 +8,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from memories.emotions import emotion_canonical, known_emotion_labels
 from memories.limits import (
     MAX_ATTRIBUTES_BYTES,
     MAX_CONTENT_CHARS,
@@ -28,7 +29,6 @@ from memoryproject.fields import (
 )
 from memoryproject.pagination import MAX_PAGE_LIMIT
 from memoryproject.timeinput import parse_duration
-from synapses.emotions import emotion_canonical, known_emotion_labels
 
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$"
 KEY_HELP = (
