@@ -4,30 +4,20 @@ like `?tags=docker` must not silently return every row."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-
 import django_filters
 from django import forms
 from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
 
-from memoryproject.fields import QUERY_BOOLEAN_HELP, QUERY_FALSE_WORDS, QUERY_TRUE_WORDS, choices_help
+from memoryproject.api.fields import QUERY_BOOLEAN_HELP, choices_help, query_boolean_of
+from memoryproject.api.strict import unknown_params_reject
 
 # Parameters every list takes besides its filters: the mind (humans) and paging.
 COMMON_PARAMS = ("mind", "limit", "offset")
 
 
-def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) -> None:
-    """400 naming every query parameter that is not in `allowed`."""
-    allowed = list(allowed)
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        message = f"Unknown parameter. This endpoint takes: {', '.join(allowed)}."
-        raise ValidationError({name: [message] for name in unknown})
-
-
-class QueryBooleanField(forms.Field):
-    """The words of memoryproject.fields.QueryBooleanField, for django-filter: Django's
+class QueryBooleanFormField(forms.Field):
+    """The query boolean of memoryproject.api.fields, as a form field for django-filter: Django's
     NullBooleanField would turn `?verified=yes` into "no filter"."""
 
     default_error_messages = {"invalid": QUERY_BOOLEAN_HELP}
@@ -35,16 +25,14 @@ class QueryBooleanField(forms.Field):
     def to_python(self, value):
         if value is None or (isinstance(value, str) and not value.strip()):
             return None
-        word = str(value).strip().lower()
-        if word in QUERY_TRUE_WORDS:
-            return True
-        if word in QUERY_FALSE_WORDS:
-            return False
-        raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        parsed = query_boolean_of(str(value))
+        if parsed is None:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return parsed
 
 
 class QueryBooleanFilter(django_filters.Filter):
-    field_class = QueryBooleanField
+    field_class = QueryBooleanFormField
 
 
 def choice_filter(choices: list[str], **kwargs) -> django_filters.ChoiceFilter:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from memoryproject.api.filters import unknown_params_reject
+from memoryproject.api.strict import unknown_params_reject
 
 # The parameter a human names the mind with (minds.access.mind_from_request); every endpoint takes it.
 MIND_PARAM = "mind"
