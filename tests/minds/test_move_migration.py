@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.contrib.contenttypes.models import ContentType
+from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
@@ -152,3 +153,9 @@ def test_a_database_holding_minds_keeps_every_row_through_the_move():
         assert not MindShare.objects.filter(pk=expected["share_id"]).exists()
     finally:
         _migrate_to_latest()
+
+
+@pytest.mark.django_db
+def test_the_models_and_the_migrations_agree_after_the_move():
+    # Exits with status 1 (SystemExit) when a model differs from what its migrations build.
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
