@@ -5,7 +5,10 @@
   indexes and identity sequences follow the table).
 - The content types of the three models move from `memories` to `minds`, so the permissions
   that hang on them (and every user's and group's grant of them) and the admin's history stay.
-  Left alone, Django would add new `minds` content types and leave the old ones stale.
+  Left alone, Django would add new `minds` content types and leave the old ones stale. When a
+  `minds` content type already exists (a `migrate` back to before the move, run with this code,
+  lets post_migrate create one), it is folded into the old one, which keeps its id: its
+  permissions, their grants and its admin history move over, then it is deleted.
 
 Reversible: migrating back renames the tables and content types back.
 """
@@ -17,11 +20,31 @@ MOVED_MODELS = ["mind", "mindkey", "mindshare"]
 
 def _content_types_move(apps, *, source: str, target: str) -> None:
     content_type = apps.get_model("contenttypes", "ContentType")
-    # A content type already at the target (created by a post_migrate run in between) is kept;
-    # the one at the source is then stale and left for `remove_stale_contenttypes`.
-    present = set(content_type.objects.filter(app_label=target, model__in=MOVED_MODELS).values_list("model", flat=True))
-    movable = [model for model in MOVED_MODELS if model not in present]
-    content_type.objects.filter(app_label=source, model__in=movable).update(app_label=target)
+    for model in MOVED_MODELS:
+        old = content_type.objects.filter(app_label=source, model=model).first()
+        if old is None:  # a new database: post_migrate creates the content types later
+            continue
+        twin = content_type.objects.filter(app_label=target, model=model).first()
+        if twin is not None:
+            _content_type_fold(apps, keep=old, drop=twin)
+        old.app_label = target
+        old.save(update_fields=["app_label"])
+
+
+def _content_type_fold(apps, *, keep, drop) -> None:
+    """What hangs on `drop` moves to `keep` (the older one, whose id other rows may hold); `drop` goes."""
+    permission = apps.get_model("auth", "Permission")
+    for dropped in permission.objects.filter(content_type=drop):
+        kept = permission.objects.filter(content_type=keep, codename=dropped.codename).first()
+        if kept is None:
+            dropped.content_type = keep
+            dropped.save(update_fields=["content_type"])
+            continue
+        kept.user_set.add(*dropped.user_set.all())
+        kept.group_set.add(*dropped.group_set.all())
+        dropped.delete()
+    apps.get_model("admin", "LogEntry").objects.filter(content_type=drop).update(content_type=keep)
+    drop.delete()
 
 
 def content_types_to_minds(apps, schema_editor) -> None:
@@ -39,6 +62,9 @@ class Migration(migrations.Migration):
         # Renamed only once memories no longer holds the models in its state.
         ("memories", "0006_minds_move_out"),
         ("contenttypes", "0002_remove_content_type_name"),
+        # The permissions and the admin's history that hang on the content types.
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("admin", "0003_logentry_add_action_flag_choices"),
     ]
 
     operations = [

@@ -9,8 +9,11 @@ new tables, and the key must still authenticate.
 from __future__ import annotations
 
 import pytest
+from django.contrib.admin.models import ADDITION
+from django.contrib.admin.models import LogEntry as AdminLogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.db import connection
@@ -151,6 +154,41 @@ def test_a_database_holding_minds_keeps_every_row_through_the_move():
         assert not LogEntry.objects.filter(mind_id=MIND_ID, node="memory.store").exists()
         assert not MindKey.objects.filter(pk=expected["key_id"]).exists()
         assert not MindShare.objects.filter(pk=expected["share_id"]).exists()
+    finally:
+        _migrate_to_latest()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrating_back_and_forth_with_the_command_keeps_grants_and_admin_history_on_one_content_type():
+    try:
+        # As `manage.py migrate` does it: post_migrate runs after each call, so going back creates
+        # `minds` content types and permissions beside the old `memories` ones.
+        call_command("migrate", "memories", "0005_memory_count_index", verbosity=0)
+        call_command("migrate", "pipelinelog", "0001_initial", verbosity=0)
+        call_command("migrate", "minds", "zero", verbosity=0)
+        assert ContentType.objects.filter(app_label="minds", model="mindkey").exists()
+        old = ContentType.objects.get(app_label="memories", model="mindkey")
+        user = get_user_model().objects.create(username="keeper@example.com", email="keeper@example.com")
+        user.user_permissions.add(Permission.objects.get(content_type=old, codename="change_mindkey"))
+        group = Group.objects.create(name="key keepers")
+        group.permissions.add(Permission.objects.get(content_type=old, codename="view_mindkey"))
+        AdminLogEntry.objects.create(
+            user=user, content_type=old, object_id="1", object_repr="mk_1234abcd", action_flag=ADDITION
+        )
+
+        call_command("migrate", verbosity=0)
+
+        moved = ContentType.objects.filter(model__in=["mind", "mindkey", "mindshare"])
+        assert sorted(moved.values_list("app_label", "model")) == [
+            ("minds", "mind"), ("minds", "mindkey"), ("minds", "mindshare"),
+        ]  # fmt: skip
+        assert ContentType.objects.get(app_label="minds", model="mindkey").pk == old.pk
+        assert sorted(Permission.objects.filter(content_type=old).values_list("codename", flat=True)) == [
+            "add_mindkey", "change_mindkey", "delete_mindkey", "view_mindkey",
+        ]  # fmt: skip
+        assert get_user_model().objects.get(pk=user.pk).has_perm("minds.change_mindkey")
+        assert list(group.permissions.values_list("content_type", "codename")) == [(old.pk, "view_mindkey")]
+        assert AdminLogEntry.objects.get(object_repr="mk_1234abcd").content_type_id == old.pk
     finally:
         _migrate_to_latest()
 
