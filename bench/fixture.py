@@ -53,7 +53,7 @@ def fixture_build(*, memories: int, other_minds: int, seed: int) -> BenchMind:
     owned by someone else (so every query has to filter by mind, as in a shared server)."""
     from django.db import connection
 
-    from memories.services.accounts import mind_create, user_register
+    from minds.services import mind_create, user_register
 
     owner = user_register(email="bench@example.com", password="bench password that is long enough")
     mind, issued = mind_create(owner=owner, name="Benchmark mind")

@@ -8,13 +8,9 @@ class MemoriesConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
-        from memories.converters import MemoryIdConverter, MindIdConverter
+        from memoryproject.converters import MemoryIdConverter
 
         register_converter(MemoryIdConverter, "memory_id")
-        register_converter(MindIdConverter, "mind_id")
 
         import memories.checks  # noqa: F401  (registers the system checks)
         import memoryproject.database_checks  # noqa: F401  (registers the PostgreSQL/pgvector version check)
-
-        # Registers the OpenAPI extensions (auth schemes) before any schema is generated.
-        import memoryproject.schema  # noqa: F401

@@ -1,4 +1,4 @@
-"""Minds, their keys and shares; memories, their audit trail and idempotency records."""
+"""Memories, their audit trail and idempotency records."""
 
 from __future__ import annotations
 
@@ -6,89 +6,13 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
-from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Case, Value, When
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
-from memories.ids import new_memory_id, new_mind_id
-
-
-class Mind(models.Model):
-    """One agent's memory space, owned by a user and shareable with others."""
-
-    id = models.CharField(primary_key=True, max_length=40, default=new_mind_id, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="minds")
-    name = models.CharField(max_length=200)
-    description = models.TextField(blank=True, default="")
-    # Per-mind overrides of synapse-model constants and modes (see docs/synapse-model.md).
-    settings = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["created_at"]
-        indexes = [models.Index(fields=["owner", "created_at"], name="mind_owner_created_idx")]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.id})"
-
-
-class MindKey(models.Model):
-    """An agent credential for one mind. Only an HMAC-SHA256 digest of the secret is stored."""
-
-    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="keys")
-    label = models.CharField(max_length=100, blank=True, default="")
-    # The public start of the key (`mk_` + 8 characters): shown in lists, used for lookup.
-    prefix = models.CharField(max_length=16, unique=True)
-    digest = models.CharField(max_length=64)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["created_at"]
-
-    def __str__(self) -> str:
-        return f"{self.prefix}… ({self.label or 'no label'})"
-
-    @property
-    def is_revoked(self) -> bool:
-        return self.revoked_at is not None
-
-
-SHARE_WITH_OWNER = "This is the mind's owner, who already has full access."
-
-
-class ShareAccess(models.TextChoices):
-    READ = "read", "read"
-    WRITE = "write", "write"
-    ADMIN = "admin", "admin"
-
-
-class MindShare(models.Model):
-    """Access to a mind granted by its owner to another user."""
-
-    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="shares")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mind_shares")
-    acl = models.CharField(max_length=5, choices=ShareAccess.choices)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["created_at"]
-        constraints = [models.UniqueConstraint(fields=["mind", "user"], name="mindshare_unique_mind_user")]
-
-    def __str__(self) -> str:
-        return f"{self.user} → {self.mind_id} ({self.acl})"
-
-    def clean(self) -> None:
-        if self.mind_id is not None and self.user_id is not None and self.mind.owner_id == self.user_id:
-            raise ValidationError({"user": [SHARE_WITH_OWNER]})
-
-
-# --- Memories -------------------------------------------------------------------------------
+from memoryproject.public_ids import new_memory_id
+from minds.models import Mind
 
 # Every embedder produces vectors of this many dimensions (all-MiniLM-L6-v2's size). The HNSW
 # index needs a fixed dimension; changing it means a migration and `manage.py reembed`.

@@ -23,7 +23,7 @@ from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
-from memoryproject.fields import QueryIntegerField
+from memoryproject.api.fields import QueryIntegerField
 
 # Largest page any list returns (the contract's cap on `limit`).
 MAX_PAGE_LIMIT = 1000

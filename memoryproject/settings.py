@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_q",
+    "minds",
     "memories",
     "synapses",
     "pipelinelog",
@@ -165,8 +166,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "memoryproject.authentication.MindKeyAuthentication",
-        "memoryproject.authentication.HumanJWTAuthentication",
+        "minds.authentication.MindKeyAuthentication",
+        "minds.authentication.HumanJWTAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -176,7 +177,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "memoryproject.exceptions.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Counts Mind Key calls only (per key); /login adds its own per-address and per-email throttles.
-    "DEFAULT_THROTTLE_CLASSES": ["memoryproject.throttling.MindKeyRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["minds.throttling.MindKeyRateThrottle"],
     # Reverse proxies in front of the server: 0 trusts only REMOTE_ADDR for the client address,
     # so a client cannot dodge per-address throttles with a forged X-Forwarded-For.
     "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),

@@ -11,7 +11,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
-    path("", include("memories.api.urls")),
+    path("", include("minds.api.urls")),
+    path("", include("memories.api.memory_urls")),
     path("", include("pipelinelog.api.urls")),
     # Unknown paths answer the JSON error (also with DEBUG on, where handler404 is not used).
     re_path(r"^.*$", views.json_not_found),

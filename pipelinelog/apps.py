@@ -9,7 +9,8 @@ class PipelinelogConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_execute_in_worker, pre_enqueue, pre_execute
 
-        from pipelinelog import worker_hooks
+        from minds.signals import mind_resolved
+        from pipelinelog import receivers, worker_hooks
         from pipelinelog.constants import setting
         from pipelinelog.writer import writer
 
@@ -18,6 +19,7 @@ class PipelinelogConfig(AppConfig):
         post_execute_in_worker.connect(
             worker_hooks.on_post_execute_in_worker, dispatch_uid="pipelinelog.post_execute_in_worker"
         )
+        mind_resolved.connect(receivers.mind_bind_to_span, dispatch_uid="pipelinelog.mind_resolved")
         if setting("PIPELINE_LOG_ENABLED") and not setting("PIPELINE_LOG_SYNC"):
             # Here, on the main thread, while it is sure to be the main thread: atexit + SIGTERM.
             writer.install_exit_hooks()

@@ -9,7 +9,7 @@ client's correlation without telling them. Code that needs the turn reads
 The node is the URL pattern's name (`memory-list`), else the path. The caller (`source`) is
 read after the view ran, because DRF authenticates inside the view (it sets the user on the
 wrapped Django request too); a Mind Key binds its mind when it authenticates
-(`memoryproject.authentication`). Secrets never enter the log: the request summary leaves out
+(`minds.authentication`). Secrets never enter the log: the request summary leaves out
 every header, redacts credential fields of the query and the body, and the writer redacts again.
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 
-from memories.access import caller_label
 from memoryproject.errors import error_response
+from minds.access import caller_label
 from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH, setting
 from pipelinelog.redaction import summarize
 from pipelinelog.spans import STATUS_ERROR, Span, current_span, new_turn_id, turn_scope

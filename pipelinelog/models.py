@@ -35,7 +35,7 @@ class LogEntry(models.Model):
     content = models.JSONField(null=True, blank=True)
     # Null for cross-mind jobs; deleting a mind deletes its log rows.
     mind = models.ForeignKey(
-        "memories.Mind",
+        "minds.Mind",
         null=True,
         blank=True,
         on_delete=models.CASCADE,

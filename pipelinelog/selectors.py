@@ -10,7 +10,7 @@ from django.db.models import BigIntegerField, Count, DecimalField, QuerySet, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
-from memories.models import Mind
+from minds.models import Mind
 from pipelinelog.models import Kind, LogEntry
 
 # Most rows `log_turn_get` returns for one turn (a runaway job must not answer with millions).

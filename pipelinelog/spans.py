@@ -68,6 +68,11 @@ def current_turn_id() -> str | None:
     return active.turn_id if active is not None else _active_turn.get()
 
 
+def current_turn_id_or_blank() -> str:
+    """current_turn_id() for rows that store "" when there is no turn (memories, audit rows)."""
+    return current_turn_id() or ""
+
+
 class turn_scope:  # noqa: N801 — used like a function: `with turn_scope(turn_id):`
     """Make `turn_id` the current turn for the block (works with logging off too)."""
 

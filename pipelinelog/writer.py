@@ -84,7 +84,7 @@ def _without_deleted_minds(rows: list[Row]) -> list[Row]:
     what it says about the mind (deleting a mind deletes its data); its node, kind, caller and
     time stay as the trace that something happened — the deletion itself, usually.
     """
-    from memories.models import Mind
+    from minds.models import Mind
 
     mind_ids = {row.mind_id for row in rows if row.mind_id is not None}
     if not mind_ids:

@@ -11,8 +11,8 @@ import pytest
 from rest_framework.test import APIClient
 from rest_framework_simplejwt.tokens import RefreshToken
 
-from memories.models import Mind, MindShare
-from memories.services.accounts import mind_create, user_register
+from minds.models import Mind, MindShare
+from minds.services import mind_create, user_register
 
 PASSWORD = "correct horse battery staple 42"
 

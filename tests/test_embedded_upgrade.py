@@ -38,8 +38,8 @@ MEMORY_COUNT = 20
 # write also leaves an audit row and a promotion task in django-q's queue).
 SEED = f"""
 import json
-from memories.access import caller_of
-from memories.services.accounts import mind_create, mind_key_issue, user_register
+from minds.access import caller_of
+from minds.services import mind_create, mind_key_issue, user_register
 from memories.services.memory import memory_store
 from pipelinelog.spans import span
 
@@ -67,9 +67,9 @@ from django.db import connection
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
-from memoryproject.authentication import MindKeyAuthentication
+from minds.authentication import MindKeyAuthentication
 
-CHECKSUMMED = ["auth_user", "memories_mind", "memories_mindkey", "memories_memory", "memories_memoryaudit",
+CHECKSUMMED = ["auth_user", "minds_mind", "minds_mindkey", "memories_memory", "memories_memoryaudit",
                "pipelinelog_logentry", "django_q_ormq"]
 result = {"counts": {}, "checksums": {}}
 with connection.cursor() as cursor:
@@ -185,7 +185,7 @@ def test_a_postgresql_16_directory_comes_over_with_every_row_and_the_old_one_is_
     # The inventory really holds what we wrote (else comparing it would prove nothing).
     assert before["counts"]["memories_memory"] == MEMORY_COUNT
     assert before["embedded_and_tagged"] == MEMORY_COUNT
-    assert before["counts"]["memories_mindkey"] == 2
+    assert before["counts"]["minds_mindkey"] == 2
     assert before["counts"]["memories_memoryaudit"] == MEMORY_COUNT
     assert before["counts"]["pipelinelog_logentry"] >= 2 * MEMORY_COUNT  # span_start + span_end each
     assert before["counts"]["django_q_ormq"] == MEMORY_COUNT

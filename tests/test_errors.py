@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories.models import MindKey, MindShare
+from minds.models import MindKey, MindShare
 
 pytestmark = pytest.mark.django_db
 

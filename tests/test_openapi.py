@@ -9,7 +9,7 @@ from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate
 
-from memories.api.account_urls import urlpatterns as account_urlpatterns
+from minds.api.urls import urlpatterns as account_urlpatterns
 
 pytestmark = pytest.mark.django_db
 

@@ -6,18 +6,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
-from memories.api.serializers import DurationParamField, MemoryInputSerializer, MemorySerializer
+from memories.api.serializers import MemoryInputSerializer, MemorySerializer
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
 from memories.selectors.overview import shared_tags_of
 from memories.services.memory import derived_key
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
-from memoryproject.fields import (
+from memoryproject.api.fields import (
+    BodyDurationField,
     BodyIntegerField,
+    DurationParamField,
     FlexibleTimeField,
     QueryBooleanField,
     QueryFloatField,
@@ -26,6 +27,7 @@ from memoryproject.fields import (
     StrictCharField,
     StrictChoiceField,
 )
+from memoryproject.api.strict import RejectUnknownFieldsMixin
 from memoryproject.pagination import MAX_PAGE_LIMIT
 
 # Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded.
@@ -62,35 +64,11 @@ EXPORT_FORMATS = ("json", "csv")
 IMPORT_CLOCK_SKEW = timedelta(minutes=5)
 
 
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "number", "minimum": 0, "exclusiveMinimum": True},
-            {"type": "string", "pattern": r"^\d+(\.\d+)?[smhdw]?$"},
-        ],
-        "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
-    }
-)
-class BodyDurationField(DurationParamField):
-    """A duration in a JSON body, where it may also be a number of seconds (only the schema differs)."""
-
-
 class SecondsField(serializers.IntegerField):
     """A timedelta in an answer: whole seconds."""
 
     def to_representation(self, value: timedelta) -> int:
         return int(value.total_seconds())
-
-
-class RejectUnknownFieldsMixin:
-    """A JSON body with a field we do not know is a mistake worth telling (a typo is not ignored)."""
-
-    def to_internal_value(self, data):
-        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
-        if unknown:
-            allowed = ", ".join(self.fields)
-            raise serializers.ValidationError({name: [f"Unknown field. Use: {allowed}."] for name in unknown})
-        return super().to_internal_value(data)
 
 
 def _choice(choices, **kwargs) -> StrictChoiceField:

@@ -10,7 +10,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, caller_of, mind_from_request
 from memories.api.overview_serializers import (
     CompactRequestSerializer,
     CompactResultSerializer,
@@ -26,8 +25,6 @@ from memories.api.overview_serializers import (
     TimelineQuerySerializer,
     TimelineSerializer,
 )
-from memories.api.params import PAGE_PARAMS, no_query_params, query_params
-from memories.api.views import turn_id_of
 from memories.selectors.memory import memory_get_for
 from memories.selectors.overview import (
     memories_contradicting,
@@ -39,8 +36,11 @@ from memories.selectors.overview import (
     mind_timeline,
 )
 from memories.services.compact import memories_compact
+from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.schema import error_responses
+from minds.access import Access, caller_of, mind_from_request
+from pipelinelog.spans import current_turn_id_or_blank
 
 # Related memories per page when the client gives no `limit`.
 RELATED_DEFAULT_LIMIT = 20
@@ -130,7 +130,7 @@ class CompactView(APIView):
         params = CompactRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         result = memories_compact(
-            mind=mind, caller=caller_of(request.user), turn_id=turn_id_of(request), **params.validated_data
+            mind=mind, caller=caller_of(request.user), turn_id=current_turn_id_or_blank(), **params.validated_data
         )
         body = {
             "dry_run": result.dry_run,

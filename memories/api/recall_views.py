@@ -8,21 +8,14 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
 from memories.api.overview_serializers import RecallJsonSerializer, RecallQuerySerializer
-from memories.api.params import query_params
 from memories.selectors.recall import recall_build
+from memoryproject.api.negotiation import LenientNegotiationMixin
+from memoryproject.api.params import query_params
 from memoryproject.schema import error_responses
+from minds.access import Access, mind_from_request
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
-
-
-class LenientNegotiationMixin:
-    """Views that answer text or CSV themselves: an `Accept: text/plain` or `?format=csv` must not
-    make DRF answer 406/404 before the view runs. Errors still leave as JSON."""
-
-    def perform_content_negotiation(self, request, force=False):
-        return super().perform_content_negotiation(request, force=True)
 
 
 class RecallView(LenientNegotiationMixin, APIView):

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
-from memoryproject.fields import QueryIntegerField, StrictCharField, StrictChoiceField
+from memoryproject.api.fields import QueryIntegerField, StrictCharField, StrictChoiceField
 from memoryproject.pagination import MAX_PAGE_LIMIT
 
 # Longest search text (characters). Enough for a paragraph of conversation as the query;

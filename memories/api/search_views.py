@@ -6,8 +6,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
-from memories.api.params import query_params
 from memories.api.search_serializers import (
     SearchQuerySerializer,
     SearchResponseSerializer,
@@ -15,7 +13,9 @@ from memories.api.search_serializers import (
     SemanticSearchResponseSerializer,
 )
 from memories.selectors.search import memories_search, memories_semantic_search
+from memoryproject.api.params import query_params
 from memoryproject.schema import error_responses
+from minds.access import Access, mind_from_request
 
 
 class SearchView(APIView):

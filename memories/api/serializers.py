@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from django.core.validators import RegexValidator
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from memories.emotions import emotion_canonical, known_emotion_labels
 from memories.limits import (
     MAX_ATTRIBUTES_BYTES,
     MAX_CONTENT_CHARS,
@@ -19,16 +19,16 @@ from memories.limits import (
     MAX_TAGS,
 )
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
-from memoryproject.fields import (
+from memoryproject.api.fields import (
+    DurationParamField,
     FlexibleTimeField,
     QueryIntegerField,
     StrictCharField,
     StrictChoiceField,
     StrictFloatField,
 )
+from memoryproject.api.strict import unknown_fields_reject
 from memoryproject.pagination import MAX_PAGE_LIMIT
-from memoryproject.timeinput import parse_duration
-from synapses.emotions import emotion_canonical, known_emotion_labels
 
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$"
 KEY_HELP = (
@@ -70,12 +70,8 @@ class MemoryInputSerializer(serializers.Serializer):
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields) - READ_ONLY_FIELDS)
-            if unknown:
-                allowed = ", ".join(self.fields)
-                raise serializers.ValidationError(
-                    {name: [f"Unknown field. Memory fields are: {allowed}."] for name in unknown}
-                )
+            message = f"Unknown field. Memory fields are: {', '.join(self.fields)}."
+            unknown_fields_reject(data, [*self.fields, *READ_ONLY_FIELDS], message=message)
             data = {name: value for name, value in data.items() if name not in READ_ONLY_FIELDS}
         return super().to_internal_value(data)
 
@@ -184,11 +180,7 @@ class SyncRequestSerializer(serializers.Serializer):
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ['Unknown field. The body is {"memories": [...]}.'] for name in unknown}
-                )
+            unknown_fields_reject(data, self.fields, message='Unknown field. The body is {"memories": [...]}.')
             items = data.get("memories")
             # Checked before validating the items: a batch too big is refused without that work.
             if isinstance(items, list) and len(items) > MAX_SYNC_MEMORIES:
@@ -249,23 +241,6 @@ class DiffSerializer(serializers.Serializer):
     more = serializers.BooleanField(help_text="More changes wait: ask again at once with since=now.")
     changed = MemorySerializer(many=True)
     deleted = serializers.ListField(child=serializers.CharField())
-
-
-@extend_schema_field({"type": "string", "example": "7d"})
-class DurationParamField(serializers.Field):
-    """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
-
-    default_error_messages = {"invalid_duration": "{reason}"}
-
-    def to_internal_value(self, data):
-        try:
-            return parse_duration(data)
-        except ValueError as error:
-            self.fail("invalid_duration", reason=str(error))
-
-    def get_default(self):
-        # DRF hands defaults over unparsed; the default is documented as "7d", so parse it here.
-        return parse_duration(super().get_default())
 
 
 class ExpiringQuerySerializer(serializers.Serializer):

@@ -9,13 +9,13 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, caller_of, mind_from_request
 from memories.api.overview_serializers import ExportQuerySerializer, ImportRequestSerializer, ImportResultSerializer
-from memories.api.params import query_params
-from memories.api.recall_views import LenientNegotiationMixin
 from memories.api.serializers import MemorySerializer
-from memories.api.views import turn_id_of
 from memories.services.transfer import mind_export_csv, mind_export_json, mind_import
+from memoryproject.api.negotiation import LenientNegotiationMixin
+from memoryproject.api.params import query_params
+from minds.access import Access, caller_of, mind_from_request
+from pipelinelog.spans import current_turn_id_or_blank
 
 
 class ExportView(LenientNegotiationMixin, APIView):
@@ -52,7 +52,7 @@ class ImportView(APIView):
             mind=mind,
             items=serializer.validated_data["memories"],
             caller=caller_of(request.user),
-            turn_id=turn_id_of(request),
+            turn_id=current_turn_id_or_blank(),
         )
         body = {
             "created": result.count("created"),

@@ -10,8 +10,6 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, caller_of, mind_from_request
-from memories.api.params import PAGE_PARAMS, no_query_params, query_params
 from memories.api.serializers import (
     DiffQuerySerializer,
     DiffSerializer,
@@ -42,9 +40,11 @@ from memories.services.memory import (
     memory_update,
     memory_verify,
 )
+from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response
-from memoryproject.permissions import IsHuman
-from pipelinelog.spans import current_turn_id
+from minds.access import Access, caller_of, mind_from_request
+from minds.permissions import IsHuman
+from pipelinelog.spans import current_turn_id_or_blank
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -58,11 +58,6 @@ _IDEMPOTENCY_PARAMETER = OpenApiParameter(
     description="Any string of 1–255 characters. A repeat with the same key and body within 24 h replays the "
     "first response (header Idempotent-Replayed: true); the same key with another body is a 409.",
 )
-
-
-def turn_id_of(request) -> str:
-    """The request's turn id (the pipeline-log middleware's turn scope), or "" outside one."""
-    return current_turn_id() or ""
 
 
 def idempotency_key_of(request) -> str | None:
@@ -126,7 +121,10 @@ class MemoryCollectionView(APIView):
             serializer = MemoryInputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             result = memory_store(
-                mind=mind, fields=serializer.validated_data, caller=caller_of(request.user), turn_id=turn_id_of(request)
+                mind=mind,
+                fields=serializer.validated_data,
+                caller=caller_of(request.user),
+                turn_id=current_turn_id_or_blank(),
             )
             return (201 if result.created else 200), {**MemorySerializer(result.memory).data, "created": result.created}
 
@@ -146,7 +144,10 @@ class MemoryDetailView(APIView):
         serializer = MemoryInputSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         result = memory_update(
-            memory=memory, fields=serializer.validated_data, caller=caller_of(request.user), turn_id=turn_id_of(request)
+            memory=memory,
+            fields=serializer.validated_data,
+            caller=caller_of(request.user),
+            turn_id=current_turn_id_or_blank(),
         )
         return Response(MemorySerializer(result.memory).data)
 
@@ -159,7 +160,7 @@ class MemoryDetailView(APIView):
     def delete(self, request, memory_id: str):
         """Delete the memory for good; only a content-free audit row remains."""
         memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
-        deleted_id = memory_delete(memory=memory, caller=caller_of(request.user), turn_id=turn_id_of(request))
+        deleted_id = memory_delete(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemoryDeletedSerializer({"deleted": True, "id": deleted_id}).data)
 
 
@@ -172,7 +173,7 @@ class MemoryVerifyView(APIView):
     @extend_schema(request=None, responses=MemorySerializer)
     def post(self, request, memory_id: str):
         memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
-        memory = self.service(memory=memory, caller=caller_of(request.user), turn_id=turn_id_of(request))
+        memory = self.service(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemorySerializer(memory).data)
 
 
@@ -195,7 +196,7 @@ class MemorySyncView(APIView):
                 mind=mind,
                 items=serializer.validated_data["memories"],
                 caller=caller_of(request.user),
-                turn_id=turn_id_of(request),
+                turn_id=current_turn_id_or_blank(),
             )
             return 200, SyncResultSerializer(result).data
 

@@ -11,11 +11,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework.exceptions import NotFound
 
-from memories.access import Access, mind_require
 from memories.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
 from memories.models import AuditAction, Memory, MemoryAudit, current_filter
 from memoryproject.pagination import MAX_PAGE_LIMIT
 from memoryproject.timeinput import time_after
+from minds.access import Access, mind_require
 
 MEMORY_NOT_FOUND = "No memory with this id is visible to you."
 

@@ -15,12 +15,13 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Trunc
 from django.utils import timezone
 
-from memories.models import Category, Memory, Mind, Priority, Source, current_filter
+from memories.models import Category, Memory, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
 from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
 from memories.services.memory import is_derived_key
 from memoryproject.timeinput import time_before
+from minds.models import Mind
 
 # --- stats ------------------------------------------------------------------------------------
 

@@ -8,9 +8,10 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from memories.models import Memory, Mind, current_filter
+from memories.models import Memory, current_filter
 from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
 from memories.selectors.memory import memories_of
+from minds.models import Mind
 from pipelinelog.spans import current_span
 
 # Recall order: priority, then most recently updated, then id. The order of the index

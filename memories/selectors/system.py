@@ -12,7 +12,8 @@ from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from memories.models import Memory, Mind
+from memories.models import Memory
+from minds.models import Mind
 
 logger = logging.getLogger(__name__)
 

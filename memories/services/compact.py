@@ -15,11 +15,12 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from memories.access import Caller
 from memories.limits import MAX_CONTENT_CHARS
-from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Mind, Source, current_filter
+from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Source, current_filter
 from memories.services.memory import audit_row, memory_store
 from memoryproject.timeinput import time_before
+from minds.access import Caller
+from minds.models import Mind
 from pipelinelog.spans import current_span
 
 # Confidence of a summary: inferred by the system, like any non-human memory (02-memory-api.md).

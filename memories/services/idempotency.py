@@ -17,8 +17,9 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memories.models import IdempotencyRecord, Mind
+from memories.models import IdempotencyRecord
 from memoryproject.errors import Conflict
+from minds.models import Mind
 from pipelinelog.spans import current_span
 
 # How long a key is remembered; older records are ignored and purged daily.

@@ -16,12 +16,13 @@ from django_q.tasks import async_task
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.exceptions import ValidationError as ApiValidationError
 
-from memories.access import Caller
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
-from memories.models import AuditAction, Memory, MemoryAudit, Mind, Priority, Source, Speaker
+from memories.models import AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
 from memoryproject.errors import Conflict, validation_error_fields
+from minds.access import Caller
+from minds.models import Mind
 from pipelinelog.spans import current_span
 
 # Starting raw weight of a memory's knot when the client gives no salience (02 → salience).

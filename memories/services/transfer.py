@@ -19,8 +19,7 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError as ApiValidationError
 
-from memories.access import Caller
-from memories.models import AuditAction, Memory, MemoryAudit, Mind, Source, Speaker
+from memories.models import AuditAction, Memory, MemoryAudit, Source, Speaker
 from memories.selectors.memory import memories_of
 from memories.services.memory import (
     CLEAN_EXCLUDE,
@@ -33,6 +32,8 @@ from memories.services.memory import (
     promotion_enqueue_many,
 )
 from memoryproject.errors import Conflict, validation_error_fields
+from minds.access import Caller
+from minds.models import Mind
 from pipelinelog.spans import current_span
 
 # The export format this server writes and reads (docs/export-format.md); bump on any change

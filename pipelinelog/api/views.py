@@ -8,8 +8,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
 from memoryproject.pagination import LimitOffsetPaging, page_response
+from minds.access import Access, mind_from_request
 from pipelinelog.api.filters import LogEntryFilterSet
 from pipelinelog.api.serializers import LogEntrySerializer, TurnTraceSerializer
 from pipelinelog.models import Kind

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memories.access import Caller, caller_of
 from memories.api.serializers import MemoryInputSerializer
-from memories.models import Memory, MindKey
+from memories.models import Memory
 from memories.services.memory import memory_store
-from memoryproject.authentication import AgentPrincipal
+from minds.access import Caller, caller_of
+from minds.authentication import AgentPrincipal
+from minds.models import MindKey
 
 # A fixed point in time the tests count from.
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

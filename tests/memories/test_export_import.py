@@ -15,8 +15,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.embedders import embed_text
-from memories.models import Memory, MemoryAudit, Mind
-from memories.services.accounts import mind_create
+from memories.models import Memory, MemoryAudit
+from minds.models import Mind
+from minds.services import mind_create
 from tests.conftest import client_with_token
 from tests.memories.insights_support import T0, agent_caller, human_caller, minutes, remember
 

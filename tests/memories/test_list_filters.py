@@ -7,10 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memories.access import caller_of
 from memories.models import Memory
 from memories.services.memory import memory_store
-from memoryproject.authentication import AgentPrincipal
+from minds.access import caller_of
+from minds.authentication import AgentPrincipal
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from memories.access import caller_of
 from memories.models import Memory
 from memories.services.memory import memory_store
+from minds.access import caller_of
 from tests.memories.test_embedders import (
     axis_vector,
     fake_server_fixture,  # noqa: F401 — registers the `fake_server` fixture

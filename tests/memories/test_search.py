@@ -13,10 +13,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memories.access import caller_of
 from memories.models import Memory
 from memories.selectors.search import RRF_K, Candidate, _fuse
 from memories.services.memory import memory_store
+from minds.access import caller_of
 from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — registers the `fake_server` fixture
 
 pytestmark = pytest.mark.django_db

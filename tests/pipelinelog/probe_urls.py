@@ -9,8 +9,8 @@ from django.urls import include, path
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access, mind_from_request
 from memoryproject.routing import route
+from minds.access import Access, mind_from_request
 from pipelinelog.spans import current_span
 
 

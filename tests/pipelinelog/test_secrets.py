@@ -18,8 +18,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from memories.models import MindShare
-from memories.services.accounts import mind_key_issue
+from minds.models import MindShare
+from minds.services import mind_key_issue
 from pipelinelog import writer as writer_module
 from tests.conftest import PASSWORD, client_with_token, jwt_for
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memories.embedders import EmbedderUnavailable, get_embedder
 from memories.embedders.reembed import REEMBED_BATCH_SIZE, memories_reembed
-from memories.models import Mind
+from minds.models import Mind
 
 # Characters of the textual progress bar.
 PROGRESS_BAR_WIDTH = 30

@@ -24,8 +24,8 @@ from django.core.management.base import BaseCommand
 from django.http.request import validate_host
 
 import memoryproject.gunicorn_conf as gunicorn_conf
-from memories.services.accounts import demo_account_ensure
 from memoryproject.port_check import listen_problem
+from minds.services import demo_account_ensure
 
 # How long each child gets to stop after Ctrl-C before it is killed (seconds); a little more
 # than gunicorn's own graceful_timeout, so in-flight requests finish first.

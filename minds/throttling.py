@@ -17,8 +17,8 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from memories.services.accounts import email_normalize
-from memoryproject.authentication import is_agent
+from minds.authentication import is_agent
+from minds.services import email_normalize
 
 
 class _LiveRateThrottle(SimpleRateThrottle):

@@ -1,11 +1,11 @@
 """Routes for accounts, minds, keys and shares (humans).
 
-`<mind_id:…>` only matches `m_…` ids (memories.converters), so `minds/shared` never collides
+`<mind_id:…>` only matches `m_…` ids (memoryproject.converters), so `minds/shared` never collides
 with a mind id.
 """
 
-from memories.api import account_views as views
 from memoryproject.routing import route
+from minds.api import views
 
 urlpatterns = [
     *route("register", views.RegisterView.as_view(), name="register"),

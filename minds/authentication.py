@@ -10,9 +10,9 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
-from memories.keys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
-from memories.models import Mind, MindKey
-from pipelinelog.spans import current_span
+from minds.mindkeys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
+from minds.models import Mind, MindKey
+from minds.signals import mind_resolved
 
 # `last_used_at` is written at most this often per key, so a busy agent costs no write per call.
 KEY_LAST_USED_WRITE_INTERVAL = timedelta(minutes=1)
@@ -67,8 +67,9 @@ class MindKeyAuthentication(authentication.BaseAuthentication):
         if key.is_revoked:
             raise exceptions.AuthenticationFailed("The Mind Key was revoked; ask the mind's owner for a new one.")
         self._touch(key)
-        # An agent's request belongs to its key's mind, whatever the endpoint: bound here, once.
-        current_span().bind_mind(key.mind)
+        # An agent's request belongs to its key's mind, whatever the endpoint: announced here, once
+        # (the pipeline log stamps it on the request's span).
+        mind_resolved.send(sender=Mind, mind=key.mind)
         return AgentPrincipal(key=key), key
 
     @staticmethod

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memoryproject.timeinput import parse_time
+from memoryproject.timeinput import parse_duration, parse_time
 
 
 def choices_help(choices: Iterable[str]) -> str:
@@ -80,6 +80,39 @@ class FlexibleTimeField(serializers.Field):
         return serializers.DateTimeField().to_representation(value)
 
 
+# --- Durations ------------------------------------------------------------------------------
+
+
+@extend_schema_field({"type": "string", "example": "7d"})
+class DurationParamField(serializers.Field):
+    """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
+
+    default_error_messages = {"invalid_duration": "{reason}"}
+
+    def to_internal_value(self, data):
+        try:
+            return parse_duration(data)
+        except ValueError as error:
+            self.fail("invalid_duration", reason=str(error))
+
+    def get_default(self):
+        # DRF hands defaults over unparsed; the default is documented as "7d", so parse it here.
+        return parse_duration(super().get_default())
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "number", "minimum": 0, "exclusiveMinimum": True},
+            {"type": "string", "pattern": r"^\d+(\.\d+)?[smhdw]?$"},
+        ],
+        "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
+    }
+)
+class BodyDurationField(DurationParamField):
+    """A duration in a JSON body, where it may also be a number of seconds (only the schema differs)."""
+
+
 # --- Query-string and body numbers ----------------------------------------------------------
 
 # Digits a query-string number may have: longer ones are nonsense and could overflow SQL.
@@ -122,11 +155,22 @@ class BodyIntegerField(serializers.IntegerField):
         return data
 
 
-# The words a query-string boolean may be (any case). Also used by the django-filter field of
-# memories.filters, so every endpoint reads `?include_expired=` alike.
+# The words a query-string boolean may be (any case). The DRF field below and the django-filter
+# field of memoryproject.api.filters both read them through query_boolean_of, so every endpoint
+# reads `?include_expired=` alike.
 QUERY_TRUE_WORDS = frozenset({"true", "1"})
 QUERY_FALSE_WORDS = frozenset({"false", "0"})
 QUERY_BOOLEAN_HELP = "Use true or false (1 or 0)."
+
+
+def query_boolean_of(text: str) -> bool | None:
+    """True or False for a query-string boolean word (any case, spaces trimmed); None for other text."""
+    word = text.strip().lower()
+    if word in QUERY_TRUE_WORDS:
+        return True
+    if word in QUERY_FALSE_WORDS:
+        return False
+    return None
 
 
 class QueryBooleanField(serializers.BooleanField):
@@ -135,12 +179,10 @@ class QueryBooleanField(serializers.BooleanField):
     default_error_messages = {"invalid": QUERY_BOOLEAN_HELP}
 
     def to_internal_value(self, data):
-        word = data.strip().lower() if isinstance(data, str) else None
-        if word in QUERY_TRUE_WORDS:
-            return True
-        if word in QUERY_FALSE_WORDS:
-            return False
-        self.fail("invalid")
+        value = query_boolean_of(data) if isinstance(data, str) else None
+        if value is None:
+            self.fail("invalid")
+        return value
 
 
 class QueryFloatField(serializers.FloatField):

@@ -10,9 +10,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from memories.keys import mind_key_digest
-from memories.models import Memory, MemoryAudit, Mind, MindKey, MindShare
-from memories.services.accounts import mind_create, mind_key_issue
+from memories.models import Memory, MemoryAudit
+from minds.mindkeys import mind_key_digest
+from minds.models import Mind, MindKey, MindShare
+from minds.services import mind_create, mind_key_issue
 from tests.conftest import client_with_token
 
 pytestmark = pytest.mark.django_db
@@ -282,7 +283,7 @@ def test_no_plaintext_key_is_stored_in_the_database(owner, mind):
     assert len(secret) >= 40
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT * FROM memories_mindkey WHERE id = %s", [issued.key.pk])
+        cursor.execute("SELECT * FROM minds_mindkey WHERE id = %s", [issued.key.pk])
         columns = [column.name for column in cursor.description]
         row = dict(zip(columns, cursor.fetchone(), strict=True))
 
@@ -422,7 +423,7 @@ def staff(client):
 def test_the_admin_key_page_never_shows_the_digest(staff, mind):
     key = MindKey.objects.get(mind=mind.mind)
 
-    response = staff.get(f"/admin/memories/mindkey/{key.pk}/change/")
+    response = staff.get(f"/admin/minds/mindkey/{key.pk}/change/")
 
     assert response.status_code == 200
     page = response.content.decode()
@@ -436,7 +437,7 @@ def test_the_admin_revoke_action_revokes_the_selected_keys(staff, mind, other_mi
     untouched = MindKey.objects.get(mind=other_mind.mind)
 
     response = staff.post(
-        "/admin/memories/mindkey/", {"action": "revoke_selected", "_selected_action": [key.pk]}, follow=True
+        "/admin/minds/mindkey/", {"action": "revoke_selected", "_selected_action": [key.pk]}, follow=True
     )
 
     assert response.status_code == 200
@@ -449,7 +450,7 @@ def test_the_admin_revoke_action_revokes_the_selected_keys(staff, mind, other_mi
 
 def test_adding_a_mind_in_the_admin_issues_its_first_key_and_shows_it_once(staff, owner):
     response = staff.post(
-        "/admin/memories/mind/add/", {"owner": owner.user.pk, "name": "From admin", "description": ""}, follow=True
+        "/admin/minds/mind/add/", {"owner": owner.user.pk, "name": "From admin", "description": ""}, follow=True
     )
 
     assert response.status_code == 200
@@ -463,9 +464,7 @@ def test_adding_a_mind_in_the_admin_issues_its_first_key_and_shows_it_once(staff
 
 
 def test_the_admin_refuses_to_share_a_mind_with_its_owner(staff, owner, mind):
-    response = staff.post(
-        "/admin/memories/mindshare/add/", {"mind": mind.mind.pk, "user": owner.user.pk, "acl": "read"}
-    )
+    response = staff.post("/admin/minds/mindshare/add/", {"mind": mind.mind.pk, "user": owner.user.pk, "acl": "read"})
 
     assert response.status_code == 200  # the form again, with the error
     assert "already has full access" in response.content.decode()
@@ -477,7 +476,7 @@ def test_a_new_key_draws_again_when_its_prefix_is_taken(mind, monkeypatch):
     draws = iter(
         [(f"{taken}_first-draw-collides-{'x' * 30}", taken), ("mk_0badc0de_second-draw-is-free", "mk_0badc0de")]
     )
-    monkeypatch.setattr("memories.services.accounts.mind_key_generate", lambda: next(draws))
+    monkeypatch.setattr("minds.services.mind_key_generate", lambda: next(draws))
 
     issued = mind_key_issue(mind=mind.mind, label="retry")
 

@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import BasePermission
 
-from memoryproject.authentication import is_agent
+from minds.authentication import is_agent
 
 
 class IsHuman(BasePermission):

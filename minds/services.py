@@ -16,9 +16,9 @@ from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from rest_framework_simplejwt.tokens import RefreshToken
 
-from memories.keys import mind_key_digest, mind_key_generate
-from memories.models import Mind, MindKey, MindShare
 from memoryproject.errors import Conflict
+from minds.mindkeys import mind_key_digest, mind_key_generate
+from minds.models import Mind, MindKey, MindShare
 
 User = get_user_model()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from memories.access import Access
-from memories.models import Mind, MindKey, MindShare, ShareAccess
+from minds.access import Access
+from minds.models import Mind, MindKey, MindShare, ShareAccess
 
 # Longest password accepted: hashing megabytes of "password" on every login would be a cheap DoS.
 PASSWORD_MAX_CHARS = 1024

@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.db.models import Case, CharField, Exists, OuterRef, Q, QuerySet, Subquery, Value, When
 from rest_framework.exceptions import NotFound
 
-from memories.access import Access, mind_get_for
-from memories.models import Mind, MindKey, MindShare
+from minds.access import Access, mind_get_for
+from minds.models import Mind, MindKey, MindShare
 
 KEY_NOT_FOUND = "This mind has no key with this id."
 SHARE_NOT_FOUND = "This mind has no share with this id."

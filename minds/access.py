@@ -13,10 +13,10 @@ from enum import IntEnum
 
 from rest_framework import exceptions
 
-from memories.converters import MindIdConverter
-from memories.models import Mind, MindShare
-from memoryproject.authentication import AgentPrincipal, is_agent
-from pipelinelog.spans import current_span
+from memoryproject.converters import MindIdConverter
+from minds.authentication import AgentPrincipal, is_agent
+from minds.models import Mind, MindShare
+from minds.signals import mind_resolved
 
 
 class Access(IntEnum):
@@ -58,9 +58,9 @@ def mind_require(*, user, mind: Mind, need: Access) -> Access:
     if level is None:
         raise exceptions.NotFound(MIND_NOT_FOUND)
     # The caller can see the mind: the request's log rows belong to it (a refused write included).
-    # Humans name a mind per request, so it is bound here; a Mind Key bound its own mind when it
-    # authenticated (memoryproject.authentication).
-    current_span().bind_mind(mind)
+    # Humans name a mind per request, so it is announced here; a Mind Key announced its own mind
+    # when it authenticated (minds.authentication).
+    mind_resolved.send(sender=Mind, mind=mind)
     if level < need:
         raise exceptions.PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")
     return level

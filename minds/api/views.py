@@ -15,8 +15,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.access import Access
-from memories.api.account_serializers import (
+from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.schema import error_responses
+from minds.access import Access
+from minds.api.serializers import (
     AccessTokenSerializer,
     LoginInputSerializer,
     MindCreatedSerializer,
@@ -34,7 +36,8 @@ from memories.api.account_serializers import (
     TokenPairSerializer,
     TokenRefreshInputSerializer,
 )
-from memories.selectors.accounts import (
+from minds.permissions import IsHuman
+from minds.selectors import (
     mind_get_with_access,
     mind_key_get,
     mind_keys_list,
@@ -43,7 +46,7 @@ from memories.selectors.accounts import (
     minds_list,
     minds_shared_list,
 )
-from memories.services.accounts import (
+from minds.services import (
     access_token_refresh,
     mind_create,
     mind_delete,
@@ -57,10 +60,7 @@ from memories.services.accounts import (
     user_register,
     user_tokens_issue,
 )
-from memoryproject.pagination import LimitOffsetPaging, page_response
-from memoryproject.permissions import IsHuman
-from memoryproject.schema import error_responses
-from memoryproject.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
+from minds.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
 
 ACCOUNTS_TAG = ["accounts"]
 MINDS_TAG = ["minds"]

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from memories.filters import unknown_params_reject
+from memoryproject.api.strict import unknown_params_reject
 
-# The parameter a human names the mind with (memories.access.mind_from_request); every endpoint takes it.
+# The parameter a human names the mind with (minds.access.mind_from_request); every endpoint takes it.
 MIND_PARAM = "mind"
 # Paging parameters of a list (memoryproject.pagination.LimitOffsetPaging).
 PAGE_PARAMS = ("limit", "offset")
