@@ -100,11 +100,14 @@ class OutageLogFilter(logging.Filter):
     """Keeps the first record of an outage (as one line, no traceback) and drops the others."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
+        # Logged with its traceback (`logger.exception`), or as the message itself
+        # (django-q2's `logger.error(e)` when it cannot save the cluster's heartbeat).
+        error = record.exc_info[1] if record.exc_info else record.msg
         if not is_database_outage(error):
             return True
         if not outage.noticed(error):
             return False
-        record.msg, record.args = f"{record.getMessage()}: {outage.first_line(error)}", ()
+        context = "" if record.msg is error else f"{record.getMessage()}: "
+        record.msg, record.args = f"{context}{outage.first_line(error)}", ()
         record.exc_info, record.exc_text = None, None
         return True

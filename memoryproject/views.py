@@ -77,7 +77,10 @@ class HealthView(APIView):
         if health["status"] == "ok":
             return Response(health)
         # A probe or a client may come back later: say when (the body says which part is down).
-        return Response(health, status=503, headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)})
+        response = Response(health, status=503, headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)})
+        if health["database"] == "down":
+            response._has_been_logged = True  # the outage is logged once per process, not per probe
+        return response
 
 
 def _printable(text: str) -> str:

