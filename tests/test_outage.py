@@ -1,15 +1,19 @@
-"""Real processes: `manage.py serve` on its own embedded PostgreSQL, then faults over real HTTP.
+"""Database outages and what only a real server shows.
+
+Real processes: `manage.py serve` on its own embedded PostgreSQL, then faults over real HTTP.
 
 First what only gunicorn shows (chunked bodies, encoded newlines, CSRF on unknown paths), then
 PostgreSQL stopped for 10 s under a stream of requests: every answer is a 2xx or the JSON 503
 with Retry-After, every acknowledged write is in the database afterwards, and the server's log
-grows by fewer than 200 lines.
+grows by fewer than 200 lines. Then the same rules in-process: the log filter, the pipeline-log
+writer's back-off and buffer bound, with real connection errors.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
 import re
 import shutil
@@ -27,6 +31,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from django.db import connection
+from django.utils import timezone
+
+from memoryproject.outage import OutageLogFilter, outage
+from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
+from pipelinelog.models import LogEntry
+from pipelinelog.writer import BufferedWriter, Row, retry_delay
 
 ROOT = Path(__file__).resolve().parent.parent
 # A fresh start migrates a new database; on a loaded 2-core machine that can take a while.
@@ -38,10 +49,10 @@ LOG_GROWTH_LIMIT = 200
 # Pause between two requests of the stream (seconds): a steady client, ~4 requests a second.
 STREAM_PAUSE_SECONDS = 0.25
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="the embedded database is stopped and started"),
-]
+# The tests that start `serve` on an embedded server of their own, and stop its PostgreSQL.
+real_processes = pytest.mark.skipif(
+    bool(os.environ.get("DATABASE_URL")), reason="the embedded database is stopped and started"
+)
 
 
 def _free_port() -> int:
@@ -114,6 +125,8 @@ class Served:
     def __init__(self, var_dir: Path, port: int):
         env = {
             **os.environ,
+            # The real settings (pytest's are in the environment): the pipeline log buffered.
+            "DJANGO_SETTINGS_MODULE": "memoryproject.settings",
             "SYNAPSE_VAR_DIR": str(var_dir),
             "DEBUG": "false",
             "SECRET_KEY": "outage-test-only-" + "x" * 40,
@@ -222,6 +235,8 @@ def _chunked_post(base_port: int, path: str, token: str, chunks: list[bytes]) ->
         connection.close()
 
 
+@pytest.mark.slow
+@real_processes
 def test_a_chunked_store_is_read_and_stored_like_any_other(server):
     body = json.dumps({"category": "fact", "key": "chunked", "content": "Sent in chunks"}).encode()
 
@@ -232,6 +247,8 @@ def test_a_chunked_store_is_read_and_stored_like_any_other(server):
     assert (stored["key"], stored["content"]) == ("chunked", "Sent in chunks")
 
 
+@pytest.mark.slow
+@real_processes
 def test_a_two_mebibyte_chunked_body_answers_the_json_413(server):
     body = json.dumps({"category": "fact", "content": "x" * (2 * 1024 * 1024)}).encode()
     chunks = [body[start : start + 65536] for start in range(0, len(body), 65536)]
@@ -242,6 +259,8 @@ def test_a_two_mebibyte_chunked_body_answers_the_json_413(server):
     assert "1048576 bytes" in error["message"]
 
 
+@pytest.mark.slow
+@real_processes
 @pytest.mark.parametrize(
     ("method", "path"), [("POST", "/nonexistent"), ("DELETE", "/minds/%C2%84"), ("GET", "/foo%0Abar")]
 )
@@ -273,6 +292,8 @@ class Stream(threading.Thread):
             try:
                 if number % 5 == 0:
                     kind, answer = "health", _request(base, "/health")
+                elif number % 11 == 0:  # a plain Django view that reads the session from the database
+                    kind, answer = "admin", _request(base, "/admin/", headers={"Cookie": "sessionid=" + "a" * 32})
                 elif number % 7 == 0:
                     kind, answer = "recall", _request(base, "/memory/recall?q=outage", token=key)
                 else:
@@ -292,6 +313,8 @@ class Stream(threading.Thread):
         return sum(1 for _, answer in self.answers if answer.status == status)
 
 
+@pytest.mark.slow
+@real_processes
 def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_little(server):
     stream = Stream(server)
     stream.start()
@@ -314,11 +337,11 @@ def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_l
     unexpected = [
         (kind, answer.status, answer.body[:200])
         for kind, answer in stream.answers
-        if not 200 <= answer.status < 300 and answer.status != 503
+        if not 200 <= answer.status < 300 and answer.status != 503 and (kind, answer.status) != ("admin", 302)
     ]
     assert unexpected == []
     unavailable = [(kind, answer) for kind, answer in stream.answers if answer.status == 503]
-    assert len(unavailable) >= 5  # the outage was really seen
+    assert {kind for kind, _ in unavailable} == {"store", "recall", "health", "admin"}  # the outage was seen
     for kind, answer in unavailable:
         assert answer.headers["Content-Type"].startswith("application/json"), (kind, answer.body)
         assert int(answer.headers["Retry-After"]) > 0, (kind, answer.headers)
@@ -338,3 +361,129 @@ def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_l
     grown = server.served.lines[lines_before:lines_after]
     assert len(grown) < LOG_GROWTH_LIMIT, "".join(grown[-300:])
     assert "Traceback" not in "".join(grown)
+
+
+# --- The same rules, in-process --------------------------------------------------------------
+
+
+def _real_outage_error() -> psycopg.OperationalError:
+    """What psycopg raises when the server's socket is gone (as while PostgreSQL is stopped)."""
+    try:
+        psycopg.connect(host="/nonexistent-socket-dir", user="postgres", dbname="postgres", connect_timeout=2)
+    except psycopg.OperationalError as error:
+        return error
+    raise AssertionError("connected to a socket that does not exist")
+
+
+@pytest.fixture
+def no_outage():
+    """Each test starts outside an outage and leaves none behind (the state is per process)."""
+    outage.since, outage.suppressed = None, 0
+    yield outage
+    outage.since, outage.suppressed = None, 0
+
+
+def test_the_log_says_an_outage_once_without_a_traceback_and_once_when_it_is_over(no_outage):
+    error = _real_outage_error()
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    handler.addFilter(OutageLogFilter())
+    source = logging.getLogger("tests.outage.source")
+    source.addHandler(handler)
+    source.propagate = False  # only this handler filters, as the console handler does in a server
+    try:
+        for _ in range(3):
+            try:
+                raise error
+            except psycopg.OperationalError:
+                source.exception("Internal Server Error: /memory")
+        source.error(error)  # django-q2 logs the exception object itself
+        source.warning("Unrelated warning")
+    finally:
+        source.removeHandler(handler)
+        source.propagate = True
+
+    assert [record.getMessage().split(":")[0] for record in records] == ["Internal Server Error", "Unrelated warning"]
+    assert records[0].exc_info is None
+    assert "The database is unavailable (OperationalError: connection" in records[0].getMessage()
+    assert "\n" not in records[0].getMessage()
+    assert no_outage.suppressed == 3
+
+
+def test_a_new_connection_ends_the_outage_with_one_line(no_outage, caplog):
+    no_outage.report(_real_outage_error())
+    no_outage.report(_real_outage_error())
+    caplog.clear()
+
+    with caplog.at_level(logging.WARNING, logger="memoryproject.outage"):
+        no_outage.connected()
+        no_outage.connected()  # not an outage any more: nothing to say
+
+    assert len(caplog.records) == 1
+    assert re.fullmatch(
+        r"The database is reachable again after \d+\.\d s \(1 more database errors were not logged\)\.",
+        caplog.records[0].getMessage(),
+    )
+
+
+def test_the_log_writer_waits_one_two_four_seconds_and_so_on_up_to_its_cap():
+    assert [retry_delay(failures) for failures in range(1, 9)] == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert LOG_RETRY_MAX_SECONDS == 60
+
+
+def _row(n: int) -> Row:
+    return Row(timezone.now(), "outage", uuid.uuid4(), "system", "tests.outage", "note", {"n": n}, None)
+
+
+@pytest.fixture
+def buffered(settings, monkeypatch) -> BufferedWriter:
+    settings.PIPELINE_LOG_SYNC = False
+    fresh = BufferedWriter()
+    monkeypatch.setattr(fresh, "start", lambda: None)  # flushes happen when the test says
+    return fresh
+
+
+@pytest.mark.django_db
+def test_the_log_writer_keeps_its_rows_while_the_database_is_away_and_writes_them_after(buffered, no_outage, caplog):
+    buffered.submit([_row(1), _row(2), _row(3)])
+    written: list[int] = []
+
+    def flush_without_a_database() -> None:
+        # This thread's own connection points at a socket that does not exist: a real outage.
+        connection.settings_dict = {**connection.settings_dict, "HOST": "/nonexistent-socket-dir"}
+        try:
+            written.append(buffered.flush())
+        finally:
+            connection.close()
+
+    with caplog.at_level(logging.INFO):
+        flusher = threading.Thread(target=flush_without_a_database)
+        flusher.start()
+        flusher.join(30)
+        assert written == [0]
+        assert len(buffered) == 3  # nothing dropped, nothing retried row by row
+        assert buffered.flush() == 3
+
+    assert sorted(LogEntry.objects.filter(turn_id="outage").values_list("content__n", flat=True)) == [1, 2, 3]
+    messages = [record.getMessage() for record in caplog.records]
+    assert len([m for m in messages if m.startswith("The database is unavailable")]) == 1
+    assert "Pipeline log: the database took the buffered rows again (3 written); 0 rows were dropped" in messages[-1]
+    assert not any("a flush failed" in message for message in messages)
+
+
+@pytest.mark.django_db
+def test_the_log_writer_drops_rows_beyond_its_bound_and_says_so_once(buffered, monkeypatch, caplog):
+    monkeypatch.setattr("pipelinelog.writer.LOG_BUFFER_MAX_ROWS", 5)
+    buffered._outage_failures = 1  # as after a flush an outage stopped
+
+    buffered.submit([_row(n) for n in range(4)])
+    buffered.submit([_row(n) for n in range(4, 8)])
+
+    assert len(buffered) == 5
+    with caplog.at_level(logging.WARNING, logger="pipelinelog.writer"):
+        assert buffered.flush() == 5
+    assert [record.getMessage() for record in caplog.records] == [
+        "Pipeline log: the database took the buffered rows again (5 written); 3 rows were dropped at the "
+        "buffer bound of 5 rows."
+    ]
