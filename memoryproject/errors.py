@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import JsonResponse
+from django.http import HttpResponse
 from rest_framework import status
 from rest_framework.exceptions import APIException
+from rest_framework.renderers import JSONRenderer
+
+from memoryproject.outage import DATABASE_RETRY_AFTER_SECONDS
 
 
 def validation_error_fields(error: DjangoValidationError) -> dict[str, list[str]]:
@@ -19,9 +23,40 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
 
 def error_response(
     http_status: int, code: str, message: str, fields: dict[str, list[str]] | None = None
-) -> JsonResponse:
-    """An error for plain Django views and middleware (DRF views raise exceptions instead)."""
-    return JsonResponse(error_body(code, message, fields), status=http_status)
+) -> HttpResponse:
+    """An error for plain Django views and middleware (DRF views raise exceptions instead).
+
+    Rendered by DRF's JSON renderer, so its bytes look exactly like a DRF view's error (compact
+    separators, UTF-8 as is) and one client-side parser or log grep fits every error.
+    """
+    content = JSONRenderer().render(error_body(code, message, fields))
+    return HttpResponse(content, status=http_status, content_type="application/json")
+
+
+DATABASE_UNAVAILABLE_MESSAGE = (
+    f"The database is unavailable right now; retry in {DATABASE_RETRY_AFTER_SECONDS} s (see Retry-After). "
+    "A write retried with the same Idempotency-Key is applied at most once."
+)
+
+
+def mark_database_unavailable(response: HttpResponse) -> HttpResponse:
+    """Retry-After, and no per-request log line: the outage is logged once (`memoryproject.outage`)."""
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    response._has_been_logged = True  # Django's log_response skips it (no "Service Unavailable" per request)
+    return response
+
+
+def database_unavailable_response() -> HttpResponse:
+    return mark_database_unavailable(error_response(503, "database_unavailable", DATABASE_UNAVAILABLE_MESSAGE))
+
+
+def url_too_long_response(url_bytes: int) -> HttpResponse:
+    limit = settings.MAX_URL_BYTES
+    return error_response(
+        414,
+        "url_too_long",
+        f"The URL (path and query string) is {url_bytes} bytes; the limit is {limit} bytes. Shorten the query string.",
+    )
 
 
 class Conflict(APIException):
@@ -34,6 +69,12 @@ class Conflict(APIException):
     def __init__(self, detail: str | None = None, *, fields: dict[str, list[str]] | None = None):
         super().__init__(detail)
         self.fields = fields or {}
+
+
+class DatabaseUnavailable(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "database_unavailable"
+    default_detail = DATABASE_UNAVAILABLE_MESSAGE
 
 
 class PayloadTooLarge(APIException):

@@ -9,7 +9,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions
 from rest_framework.views import exception_handler
 
-from memoryproject.errors import PayloadTooLarge, error_body, validation_error_fields
+from memoryproject.errors import (
+    DatabaseUnavailable,
+    PayloadTooLarge,
+    error_body,
+    mark_database_unavailable,
+    validation_error_fields,
+)
+from memoryproject.outage import is_database_outage, outage
 
 logger = logging.getLogger(__name__)
 
@@ -36,15 +43,48 @@ def flatten_field_errors(detail, path: str = "") -> dict[str, list[str]]:
 
 
 def _validation_message(fields: dict[str, list[str]]) -> str:
-    if list(fields) == ["body"] or list(fields) == ["non_field_errors"]:
-        return next(iter(fields.values()))[0]
+    """The first field with every one of its problems (a password failing three rules names all three)."""
     first_name, first_errors = next(iter(fields.items()))
+    problems = " ".join(first_errors)
+    if list(fields) == ["body"] or list(fields) == ["non_field_errors"]:
+        return problems
     more = len(fields) - 1
     suffix = f" (and {more} more field{'s' if more > 1 else ''})" if more else ""
-    return f"Invalid input: {first_name}: {first_errors[0]}{suffix}"
+    return f"Invalid input: {first_name}: {problems}{suffix}"
+
+
+MIND_KEY_HINT = (
+    "Agents send `Authorization: Bearer <Mind Key>`; people send `Authorization: Bearer <access token>` "
+    "from POST /login."
+)
+
+
+def _missing_credentials_message(request) -> str:
+    """What the client sent instead of `Authorization: Bearer …`, and what to send."""
+    headers = request.headers if request is not None else {}
+    authorization = headers.get("Authorization", "").strip()
+    if authorization:
+        parts = authorization.split()
+        if parts[0].startswith("mk_"):
+            return "The Authorization header holds a bare Mind Key; send `Authorization: Bearer <Mind Key>`."
+        if len(parts) == 1:  # a bare token: never echoed, it may be a secret
+            return f"The Authorization header must start with `Bearer `. {MIND_KEY_HINT}"
+        return f"The Authorization scheme {parts[0][:20]!r} is not accepted. {MIND_KEY_HINT}"
+    if headers.get("X-API-Key"):
+        return "The X-API-Key header is not read; send the key as `Authorization: Bearer <Mind Key>`."
+    return f"No credentials were sent. {MIND_KEY_HINT}"
+
+
+def _database_unavailable(exc: BaseException, context):
+    outage.report(exc)
+    response = exception_handler(DatabaseUnavailable(), context)
+    response.data = error_body(DatabaseUnavailable.default_code, str(DatabaseUnavailable.default_detail))
+    return mark_database_unavailable(response)
 
 
 def api_exception_handler(exc, context):
+    if is_database_outage(exc):
+        return _database_unavailable(exc, context)
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
     elif isinstance(exc, DjangoValidationError):
@@ -57,6 +97,14 @@ def api_exception_handler(exc, context):
     if isinstance(exc, exceptions.ValidationError):
         fields = flatten_field_errors(exc.detail)
         response.data = error_body("validation_error", _validation_message(fields), fields)
+        return response
+
+    if isinstance(exc, exceptions.NotAuthenticated):
+        response.data = error_body("not_authenticated", _missing_credentials_message(context.get("request")))
+        return response
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        message = f"{exc.detail} Send `Content-Type: application/json` with a JSON object as the body."
+        response.data = error_body("unsupported_media_type", message)
         return response
 
     detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)

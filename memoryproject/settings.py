@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryproject.embedded_db import embedded_database_url
@@ -74,8 +75,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memoryproject.middleware.URLLengthLimitMiddleware",
+    "memoryproject.middleware.ChunkedBodyMiddleware",
     "memoryproject.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -84,6 +88,8 @@ MIDDLEWARE = [
     "pipelinelog.middleware.PipelineLogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so its process_exception answers a database outage in a plain view before the others.
+    "memoryproject.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "memoryproject.urls"
@@ -162,6 +168,43 @@ LOGIN_URL = "/admin/login/"
 # Largest accepted request body in bytes; larger bodies answer 413.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# Longest accepted URL, path and query string together, percent-encoded (bytes); longer answers
+# 414. Room for a `q` of its 5,000 characters even when every one is a 4-byte UTF-8 character
+# (5,000 × 12 bytes encoded = 60,000) plus the other parameters.
+MAX_URL_BYTES = 64 * 1024
+
+# --- Security (README → Configuration; docs/operations.md → Production settings) ------------
+# All off by default, for plain-HTTP local use; production behind TLS turns them on.
+# Redirect plain HTTP to HTTPS (except /health, which load balancers probe over HTTP).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^health/?$"]
+# Strict-Transport-Security max-age (seconds); 0 sends no header.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Session and CSRF cookies only over HTTPS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+# The header a TLS-terminating proxy sets to `https` (e.g. X-Forwarded-Proto); unset: trust none.
+_proxy_ssl_header = env_str("SECURE_PROXY_SSL_HEADER")
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https") if _proxy_ssl_header else None
+)
+# A failed CSRF check (browser sessions only; API clients send a bearer token) answers JSON.
+CSRF_FAILURE_VIEW = "memoryproject.views.csrf_failure"
+# Every response carries this policy (django-csp). The HTML pages (landing, admin, Swagger UI)
+# load only their own files; the one inline <style> (Swagger UI) carries the request's nonce.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],  # Swagger UI's icons are data: URLs in its stylesheet
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -259,7 +302,9 @@ LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 365, minimum=1)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # One line per database outage per process instead of a traceback per failed request.
+    "filters": {"database_outage": {"()": "memoryproject.outage.OutageLogFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["database_outage"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {
         "django.db.backends": {"level": "INFO"},

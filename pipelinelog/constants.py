@@ -42,6 +42,12 @@ REDACTED = "[redacted]"
 # How long a shutdown flush (SIGTERM, interpreter exit) may take before it gives up (seconds).
 SHUTDOWN_FLUSH_TIMEOUT_SECONDS = 10.0
 
+# Most rows one process keeps buffered while the database is away (rows); beyond it new rows
+# are dropped and counted. A few KB a row at most: tens of MB.
+LOG_BUFFER_MAX_ROWS = 20_000
+# While the database is away the writer retries after 1 s, then doubles the wait up to this (seconds).
+LOG_RETRY_MAX_SECONDS = 60.0
+
 # Defaults of the settings (see memoryproject/settings.py for the environment variables).
 DEFAULTS: dict[str, Any] = {
     # Master switch: False turns every span, row and buffer off (the request header is still echoed).

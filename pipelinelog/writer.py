@@ -8,9 +8,16 @@ connections belong to the thread that opened them).
 
 Rows are also flushed at interpreter exit (atexit), on SIGTERM (the previous handler is called
 afterwards), and at the end of every django-q2 task (`pipelinelog.worker_hooks`); the exit hooks
-are installed once, at start-up (`pipelinelog.apps`). A flush that fails is logged with Python
-logging and its rows are dropped; the writer keeps running. A process killed with SIGKILL loses
-what was still buffered: at most the rows of the last interval.
+are installed once, at start-up (`pipelinelog.apps`). A row the database refuses is dropped (the
+others of its batch are retried one by one) and each flush says once how many it dropped; the
+writer keeps running. A process killed with SIGKILL loses what was still buffered: at most the
+rows of the last interval.
+
+While the database is away (`memoryproject.outage`) nothing is dropped for that reason: the batch
+goes back to the front of the buffer and the thread retries after 1 s, 2 s, 4 s … up to
+LOG_RETRY_MAX_SECONDS, saying nothing more than the process's one outage line. The buffer holds
+at most LOG_BUFFER_MAX_ROWS rows; what arrives beyond is dropped, counted, and reported in one
+line once the rows are written again.
 
 In both modes a row of a mind that no longer exists (deleted between logging and writing; the
 request that deletes a mind is bound to it) is written without its mind and without its
@@ -30,7 +37,13 @@ from typing import NamedTuple
 
 from django.db import connection, transaction
 
-from pipelinelog.constants import SHUTDOWN_FLUSH_TIMEOUT_SECONDS, setting
+from memoryproject.outage import is_database_outage, outage
+from pipelinelog.constants import (
+    LOG_BUFFER_MAX_ROWS,
+    LOG_RETRY_MAX_SECONDS,
+    SHUTDOWN_FLUSH_TIMEOUT_SECONDS,
+    setting,
+)
 from pipelinelog.redaction import redact
 
 logger = logging.getLogger(__name__)
@@ -112,9 +125,22 @@ def _copy_records(records: list[tuple]) -> None:
             copy.write_row(record)
 
 
+def retry_delay(failures: int) -> float:
+    """Seconds to wait after `failures` consecutive outage failures: 1, 2, 4 … capped."""
+    return min(LOG_RETRY_MAX_SECONDS, 2.0 ** max(0, failures - 1))
+
+
+class DatabaseAway(Exception):
+    """A flush stopped because the database is unavailable; its rows are back in the buffer."""
+
+
 class BufferedWriter:
     def __init__(self) -> None:
         self._pending: deque[Row] = deque()
+        # Consecutive flushes an outage stopped (0: none), and rows dropped at the buffer bound
+        # since the last report.
+        self._outage_failures = 0
+        self._dropped_at_bound = 0
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._flush_lock = threading.Lock()
@@ -133,8 +159,12 @@ class BufferedWriter:
             return
         if self._thread is None:
             self.start()
+        room = LOG_BUFFER_MAX_ROWS - len(self._pending)
+        if room < len(rows):  # only while the database is away: keep the oldest, count the rest
+            self._dropped_at_bound += len(rows) - max(room, 0)
+            rows = rows[: max(room, 0)]
         self._pending.extend(rows)
-        if len(self._pending) >= setting("LOG_FLUSH_BATCH"):
+        if len(self._pending) >= setting("LOG_FLUSH_BATCH") and not self._outage_failures:
             self._wake.set()
 
     # --- flushing -----------------------------------------------------------------------------
@@ -142,7 +172,8 @@ class BufferedWriter:
         """Write everything buffered now, on the calling thread's connection; returns rows written.
 
         Waits for a flush already running elsewhere (up to `timeout` seconds; -1 waits forever),
-        so after it returns every row submitted before the call is in the database or dropped.
+        so after it returns every row submitted before the call is in the database, dropped, or
+        — while the database is away — still buffered for the writer thread's next try.
         """
         if not self._flush_lock.acquire(timeout=timeout):
             logger.error("Pipeline log: a flush did not finish within %s s; %d rows stay buffered.", timeout, len(self))
@@ -150,14 +181,19 @@ class BufferedWriter:
         try:
             written = 0
             batch_size = setting("LOG_FLUSH_BATCH")
-            while self._pending:
-                batch: list[Row] = []
-                while self._pending and len(batch) < batch_size:
-                    try:
-                        batch.append(self._pending.popleft())
-                    except IndexError:  # another thread drained it meanwhile
-                        break
-                written += self._insert_logged(batch)
+            try:
+                while self._pending:
+                    batch: list[Row] = []
+                    while self._pending and len(batch) < batch_size:
+                        try:
+                            batch.append(self._pending.popleft())
+                        except IndexError:  # another thread drained it meanwhile
+                            break
+                    written += self._insert_logged(batch)
+            except DatabaseAway:
+                self._outage_failures += 1
+                return written
+            self._outage_over(written)
             return written
         finally:
             self._flush_lock.release()
@@ -166,28 +202,60 @@ class BufferedWriter:
         return len(self._pending)
 
     def _insert_logged(self, rows: list[Row]) -> int:
+        """Insert `rows`; on an outage put them back and raise DatabaseAway; drop only bad rows."""
         try:
             return rows_insert(rows)
-        except Exception:
+        except Exception as error:
+            self._requeue_if_outage(error, rows)
             if len(rows) == 1:
                 logger.exception("Pipeline log: a flush failed; 1 rows were dropped.")
                 return 0
         # One bad row must not take the batch with it: retry row by row, drop only the bad ones.
         written = 0
-        for row in rows:
+        dropped = 0
+        first_error: Exception | None = None
+        for index, row in enumerate(rows):
             try:
                 written += rows_insert([row])
-            except Exception:
-                logger.exception("Pipeline log: a flush failed; 1 rows were dropped.")
+            except Exception as error:
+                self._requeue_if_outage(error, rows[index:])
+                dropped += 1
+                first_error = first_error or error
+        if dropped:
+            logger.error("Pipeline log: a flush failed; %d rows were dropped.", dropped, exc_info=first_error)
         return written
+
+    def _requeue_if_outage(self, error: Exception, rows: list[Row]) -> None:
+        if not is_database_outage(error):
+            return
+        outage.report(error)
+        self._pending.extendleft(reversed(rows))  # back to the front, in their order
+        raise DatabaseAway from error
+
+    def _outage_over(self, written: int) -> None:
+        """After a flush that reached the database: one line if an outage or the bound cost anything."""
+        failures, dropped = self._outage_failures, self._dropped_at_bound
+        self._outage_failures = 0
+        self._dropped_at_bound = 0
+        if failures or dropped:
+            logger.warning(
+                "Pipeline log: the database took the buffered rows again (%d written); %d rows were "
+                "dropped at the buffer bound of %d rows.",
+                written,
+                dropped,
+                LOG_BUFFER_MAX_ROWS,
+            )
 
     def _insert_now(self, rows: list[Row]) -> None:
         # Synchronous mode (tests): the caller's connection, inside a savepoint when a transaction
         # is open, so a failed insert never breaks the caller's transaction.
         try:
             rows_insert(rows)
-        except Exception:
-            logger.exception("Pipeline log: writing %d rows failed; they were dropped.", len(rows))
+        except Exception as error:
+            if is_database_outage(error):
+                outage.report(error)
+            else:
+                logger.exception("Pipeline log: writing %d rows failed; they were dropped.", len(rows))
 
     # --- the thread ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -210,7 +278,9 @@ class BufferedWriter:
     def _run(self) -> None:
         stopping = False
         while not stopping:
-            self._wake.wait(setting("LOG_FLUSH_SECONDS"))
+            # While the database is away, the next try comes after the back-off instead.
+            wait = retry_delay(self._outage_failures) if self._outage_failures else setting("LOG_FLUSH_SECONDS")
+            self._wake.wait(wait)
             self._wake.clear()
             stopping = self._stop.is_set()  # read before flushing: a stop request still gets its flush
             try:
@@ -262,10 +332,12 @@ class BufferedWriter:
         self._stop.set()
         if self._pending:
             self._flush_on_own_thread()
+            self._report_lost()
 
     def _on_sigterm(self, signum: int, frame: object) -> None:
         if self._pending:
             self._flush_on_own_thread()
+            self._report_lost()
         previous = self._previous_sigterm
         if callable(previous):
             previous(signum, frame)
@@ -276,10 +348,16 @@ class BufferedWriter:
             # lets `finally` blocks close open spans and atexit flush what they wrote.
             raise SystemExit(128 + signum)
 
+    def _report_lost(self) -> None:
+        if self._pending:  # the database was away at the last flush
+            logger.warning("Pipeline log: %d buffered rows could not be written before exit.", len(self._pending))
+
     def _after_fork_in_child(self) -> None:
         # The parent still owns (and will flush) its buffered rows; the child starts empty, with
         # fresh locks (a lock held by another parent thread at fork time would never be released).
         self._pending = deque()
+        self._outage_failures = 0
+        self._dropped_at_bound = 0
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._flush_lock = threading.Lock()

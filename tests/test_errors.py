@@ -199,3 +199,162 @@ def test_query_booleans_and_numbers_are_read_alike_on_every_endpoint(mind, path,
 
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == [param]
+
+
+# --- The review's defects, one test each ----------------------------------------------------
+
+
+@pytest.fixture
+def csrf_client():
+    """A browser-like client: Django's CSRF checks on, as for any request without a bearer token."""
+    from django.test import Client
+
+    return Client(enforce_csrf_checks=True)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("post", "/nonexistent"), ("delete", "/minds/%C2%84"), ("put", "/minds/{id}/shares/-1"), ("patch", "/foo%0Abar")],
+)
+def test_unsafe_methods_on_unknown_paths_answer_the_json_404_not_a_csrf_page(csrf_client, mind, method, path):
+    response = getattr(csrf_client, method)(path.format(id=mind.mind.id), HTTP_AUTHORIZATION=f"Bearer {mind.key}")
+
+    error = _assert_error_shape(response, 404, "not_found")
+    assert error["message"].startswith("Nothing at /")
+
+
+def test_a_failed_csrf_check_answers_json_saying_what_to_send(csrf_client, owner):
+    csrf_client.force_login(owner.user)
+
+    response = csrf_client.post("/admin/logout/")
+
+    error = _assert_error_shape(response, 403, "csrf_failed")
+    assert error["message"].startswith("CSRF verification failed: CSRF cookie not set.")
+    assert "X-CSRFToken" in error["message"] and "Authorization: Bearer" in error["message"]
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
+def test_a_path_with_an_encoded_newline_answers_the_json_404(api, settings, debug):
+    settings.DEBUG = debug
+
+    response = api.get("/foo%0Abar")
+
+    error = _assert_error_shape(response, 404, "not_found")
+    assert error["message"] == "Nothing at /foo\\nbar. The API is listed at /api/docs/."
+
+
+def test_the_unknown_path_404_is_formatted_like_every_other_error(owner):
+    not_found = owner.client.get("/no/such/place")
+    not_allowed = owner.client.delete("/minds")  # a DRF view's error
+
+    for response in (not_found, not_allowed):
+        compact = json.dumps(response.json(), separators=(",", ":"), ensure_ascii=False).encode()
+        assert response.content == compact
+        assert response["Content-Type"] == "application/json"
+
+
+def test_a_query_of_five_thousand_four_byte_characters_fits_the_url_limit(mind):
+    response = mind.agent.get("/memory/search", {"q": "\U0001f600" * 5000})
+
+    assert response.status_code == 200
+
+
+def test_a_url_over_the_limit_answers_the_json_414_naming_the_limit(mind, settings):
+    response = mind.agent.get("/memory/search", {"q": "a" * (settings.MAX_URL_BYTES + 1)})
+
+    error = _assert_error_shape(response, 414, "url_too_long")
+    assert f"the limit is {settings.MAX_URL_BYTES} bytes" in error["message"]
+
+
+def _chunked(client, path: str, body: bytes, **headers):
+    """A request as gunicorn hands over a chunked one: de-chunked input, no CONTENT_LENGTH."""
+    import io
+
+    return client.generic(
+        "POST",
+        path,
+        b"",
+        content_type="application/json",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": io.BytesIO(body)},
+        **headers,
+    )
+
+
+def test_a_chunked_body_is_read_like_any_other(mind):
+    body = json.dumps({"category": "fact", "key": "chunked", "content": "Sent in chunks"}).encode()
+
+    response = _chunked(mind.agent, "/memory", body)
+
+    assert response.status_code == 201, response.content
+    assert response.json()["content"] == "Sent in chunks"
+
+
+def test_a_two_mebibyte_chunked_body_answers_413(mind):
+    body = json.dumps({"category": "fact", "content": "x" * (2 * 1024 * 1024)}).encode()
+
+    error = _assert_error_shape(_chunked(mind.agent, "/memory", body), 413, "payload_too_large")
+    assert error["message"].startswith("The request body is more than 1048576 bytes")
+
+
+# --- Messages that say what to do -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        (
+            {"HTTP_AUTHORIZATION": "{key}"},
+            "The Authorization header holds a bare Mind Key; send `Authorization: Bearer <Mind Key>`.",
+        ),
+        (
+            {"HTTP_X_API_KEY": "{key}"},
+            "The X-API-Key header is not read; send the key as `Authorization: Bearer <Mind Key>`.",
+        ),
+        ({}, "No credentials were sent. Agents send `Authorization: Bearer <Mind Key>`"),
+        ({"HTTP_AUTHORIZATION": "Token {key}"}, "The Authorization scheme 'Token' is not accepted."),
+    ],
+    ids=["bare-key", "x-api-key", "nothing", "other-scheme"],
+)
+def test_a_key_sent_the_wrong_way_gets_told_how_to_send_it(api, mind, headers, expected):
+    response = api.get("/memory", **{name: value.format(key=mind.key) for name, value in headers.items()})
+
+    error = _assert_error_shape(response, 401, "not_authenticated")
+    assert error["message"].startswith(expected)
+    assert mind.key not in error["message"]
+
+
+def test_a_body_without_a_json_content_type_is_told_to_send_one(mind):
+    response = mind.agent.post(
+        "/memory", data="category=fact&content=x", content_type="application/x-www-form-urlencoded"
+    )
+
+    error = _assert_error_shape(response, 415, "unsupported_media_type")
+    assert error["message"] == (
+        'Unsupported media type "application/x-www-form-urlencoded" in request. '
+        "Send `Content-Type: application/json` with a JSON object as the body."
+    )
+
+
+def test_a_password_failing_several_rules_names_them_all(api):
+    response = api.post("/register", {"email": "new@example.com", "password": "1234"}, format="json")
+
+    error = _assert_error_shape(response, 400, "validation_error")
+    assert error["message"] == (
+        "Invalid input: password: This password is too short. It must contain at least 8 characters. "
+        "This password is too common. This password is entirely numeric."
+    )
+
+
+def test_the_landing_page_varies_on_accept_and_answers_json_to_json_clients(api):
+    response = api.get("/", HTTP_ACCEPT="application/json")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert "Accept" in [part.strip() for part in response["Vary"].split(",")]
+    body = response.json()
+    assert (body["docs"], body["schema"]) == ("/api/docs/", "/api/schema/")
+    assert "Authorization: Bearer mk_" in body["guide"]
+    html = api.get("/", HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    assert html["Content-Type"].startswith("text/html")
+    assert "Accept" in html["Vary"]
