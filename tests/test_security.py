@@ -70,7 +70,7 @@ def test_swagger_ui_has_no_inline_script_and_its_style_carries_the_nonce(client)
 
 @pytest.mark.parametrize(
     "path",
-    ["/admin/login/", "/admin/", "/admin/memories/mind/", "/admin/memories/mind/add/", "/admin/password_change/"],
+    ["/admin/login/", "/admin/", "/admin/minds/mind/", "/admin/minds/mind/add/", "/admin/password_change/"],
 )
 def test_admin_pages_keep_to_the_policy(client, owner, path):
     owner.user.is_staff = owner.user.is_superuser = True
