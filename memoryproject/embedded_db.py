@@ -88,6 +88,8 @@ def _detach(data_dir: Path) -> None:
     """At exit: leave the clients list; the last one out stops a server that a Synapse process started."""
     if _attached.get(data_dir) != os.getpid():
         return  # a forked child: the process that attached will detach itself
+    if not data_dir.is_dir():
+        return  # deleted under us (`make clean-db`): nothing left to stop
     with _clients_file(data_dir) as clients:
         me = _identity(_this_process())
         clients["clients"] = [client for client in _alive(clients["clients"]) if client != me]
@@ -186,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("data_dir", type=Path)
     arguments = parser.parse_args(argv)
     if stop_embedded_server(arguments.data_dir):
-        print(f"Stopped the embedded PostgreSQL in {arguments.data_dir} (its data is kept).")
+        print(f"Stopped the embedded PostgreSQL in {arguments.data_dir}.")
     else:
         print(f"No embedded PostgreSQL is running in {arguments.data_dir}.")
     return 0

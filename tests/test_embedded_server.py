@@ -273,10 +273,12 @@ def test_make_stop_db_stops_the_server_and_keeps_its_data(var_dir):
     with psycopg.connect(uri, autocommit=True) as connection:
         connection.execute("CREATE DATABASE kept_by_stop_db")
 
-    stopped = subprocess.run(["make", "stop-db"], cwd=ROOT, env=_env(var_dir), capture_output=True, text=True)
+    stopped = subprocess.run(
+        ["make", "--no-print-directory", "stop-db"], cwd=ROOT, env=_env(var_dir), capture_output=True, text=True
+    )
 
     assert stopped.returncode == 0, stopped.stderr
-    assert stopped.stdout == f"Stopped the embedded PostgreSQL in {data_dir} (its data is kept).\n"
+    assert stopped.stdout == f"Stopped the embedded PostgreSQL in {data_dir}.\n"
     assert postmasters_after_exit_grace(data_dir) == []
     databases = python(
         var_dir,
