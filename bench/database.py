@@ -17,12 +17,12 @@ BENCH_DATABASE = "bench_synapse"
 BENCH_THROTTLE_RATE = "1000000/min"
 
 
-def django_setup() -> None:
-    """Configure the environment and start Django (idempotent)."""
+def django_setup(*, embedder: str = "hashing") -> None:
+    """Configure the environment and start Django (idempotent); `embedder` is a SYNAPSE_EMBEDDER value."""
     os.environ["DJANGO_SETTINGS_MODULE"] = "memoryproject.settings"
     os.environ["DEBUG"] = "false"
     os.environ.setdefault("SECRET_KEY", "bench-" + secrets.token_urlsafe(40))
-    os.environ["SYNAPSE_EMBEDDER"] = "hashing"
+    os.environ["SYNAPSE_EMBEDDER"] = embedder
     os.environ["THROTTLE_MIND_KEY"] = BENCH_THROTTLE_RATE
     os.environ["WORKER_SYNC"] = "false"  # promotion is enqueued, as in production; no worker runs
     os.environ["PIPELINE_LOG_SYNC"] = "false"  # the buffered writer thread, as in production
