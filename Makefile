@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-requirements
 
-.PHONY: install run test bench lint clean-db
+.PHONY: install run test bench bench-quick lint clean-db
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,8 +20,15 @@ run: install
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# LoCoMo retrieval runs too when given the data (kept outside the repository): make bench LOCOMO=path/to/locomo.json
 bench: install
 	DEBUG=$${DEBUG:-true} $(PY) -m bench
+	$(if $(LOCOMO),$(PY) -m bench locomo --data "$(LOCOMO)" --json bench/results/locomo-latest.json)
+
+# Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py).
+bench-quick: install
+	tmp=$$(mktemp -d) && $(PY) -m bench.locomo.synthetic $$tmp/locomo-synthetic.json \
+	  && $(PY) -m bench locomo --data $$tmp/locomo-synthetic.json; status=$$?; rm -rf $$tmp; exit $$status
 
 lint: install
 	$(VENV)/bin/ruff check .

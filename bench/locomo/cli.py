@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,9 @@ from bench.database import database_create, database_drop, django_setup, server_
 # The embedders a run can use (SYNAPSE_EMBEDDER values that need no server).
 EMBEDDERS = ("hashing", "sentence-transformers")
 DEFAULT_KS = "5,10,20"
+# The run's throw-away database: its own name, so it never drops the latency benchmark's under it.
+LOCOMO_DATABASE = "bench_locomo"
+_DATABASE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def _ks(text: str) -> list[int]:
@@ -43,11 +47,18 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--k", type=_ks, default=_ks(DEFAULT_KS), help=f"cut-offs of recall@k (default {DEFAULT_KS})")
     parser.add_argument("--systems", help="comma-separated subset of the systems (default: all)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON to OUT")
+    parser.add_argument(
+        "--database",
+        default=LOCOMO_DATABASE,
+        help=f"throw-away database, created and dropped (default {LOCOMO_DATABASE})",
+    )
     args = parser.parse_args(argv)
     if args.conversations is not None and args.conversations < 1:
         parser.error("--conversations must be at least 1.")
     if not args.data.is_file():
         parser.error(f"--data {args.data}: no such file.")
+    if not _DATABASE_NAME.fullmatch(args.database):
+        parser.error("--database takes lower-case letters, digits and _, at most 63, not starting with a digit.")
     return args
 
 
@@ -68,12 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.now(UTC)
     clock = time.perf_counter()
     print(f"Creating database for LoCoMo ({args.data.name}, {len(conversations)} conversations) …", flush=True)
-    database_create()
+    database_create(args.database)
     try:
         result = locomo_run(conversations, systems=[SYSTEMS[name] for name in names], ks=args.k)
         versions = server_versions()
     finally:
-        database_drop()
+        database_drop(args.database)
     result = {
         "embedder": args.embedder,
         "embedding_model": get_embedder().name,

@@ -41,8 +41,11 @@ _CAPITALISED = re.compile(r"^[^\w]*([A-Z][A-Za-z]*[a-z][A-Za-z]*)(.*)$")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)]*$")
 # Capitalised words that are times, not names: the session date already anchors the turn in time.
 CALENDAR_WORDS = frozenset(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
-    "August September October November December".split()
+    {
+        *("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+        *("January", "February", "March", "April", "May", "June", "July", "August"),
+        *("September", "October", "November", "December"),
+    }
 )
 
 
@@ -53,6 +56,7 @@ class Turn:
     text: str
     session: int
     session_date: date | None  # None when the session's date does not parse
+    caption: str = ""  # what a shared image shows (`blip_caption`), "" when the turn shares none
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,14 @@ def _turns(conversation: dict) -> tuple[Turn, ...]:
         when = session_date_parse(conversation.get(f"session_{number}_date_time"))
         for turn in session:
             turns.append(
-                Turn(dia_id=turn["dia_id"], speaker=turn["speaker"], text=turn["text"], session=number, session_date=when)
+                Turn(
+                    dia_id=turn["dia_id"],
+                    speaker=turn["speaker"],
+                    text=turn["text"],
+                    session=number,
+                    session_date=when,
+                    caption=str(turn.get("blip_caption") or "").strip(),
+                )
             )
     return tuple(turns)
 
@@ -202,12 +213,22 @@ def turn_key(dia_id: str) -> str:
     return key if key[:1].isalnum() else f"turn-{key}"
 
 
+def turn_content(turn: Turn) -> str:
+    """ "<speaker>: <text>", and " [shares <caption>]" when the turn shares an image.
+
+    The caption is part of the turn (the dataset's description of the photo the speaker
+    shared); without it a turn like "Look at this!" says nothing of what it showed.
+    """
+    content = f"{turn.speaker}: {turn.text}"
+    return f"{content} [shares {turn.caption}]" if turn.caption else content
+
+
 def turn_memory(turn: Turn, *, speakers: Iterable[str]) -> dict:
     """The memory input of one turn, as a client would send it to POST /memory/sync."""
     fields = {
         "category": TURN_CATEGORY,
         "key": turn_key(turn.dia_id),
-        "content": f"{turn.speaker}: {turn.text}",
+        "content": turn_content(turn),
         "entities": turn_entities(turn, speakers=speakers),
     }
     if turn.session_date is not None:

@@ -52,8 +52,12 @@ SYNTHETIC_SAMPLES: list[dict] = [
                 "category": 2,
             },
             {"question": "What does Alice play?", "answer": "The cello", "evidence": ["D7:1"], "category": 3},
-            {"question": "Which pet does Bob have?", "adversarial_answer": "A greyhound", "evidence": ["D1:1"],
-             "category": 5},  # fmt: skip
+            {
+                "question": "Which pet does Bob have?",
+                "adversarial_answer": "A greyhound",
+                "evidence": ["D1:1"],
+                "category": 5,
+            },  # fmt: skip
             {"question": "Who is Clara?", "answer": "Bob's sister", "evidence": [], "category": 4},
             {
                 "question": "Bob: I finished the marathon in Porto last Sunday.",
