@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-requirements
 # The embedded server's data directory, found as the settings find it.
 EMBEDDED_PGDATA := $(or $(SYNAPSE_PGDATA),$(or $(SYNAPSE_VAR_DIR),var)/pgdata)
 
-.PHONY: install run test bench lint stop-db clean-db
+.PHONY: install run test bench bench-quick lint stop-db clean-db
 
 # Where `make run` listens: `make run PORT=8010`, `make run HOST=0.0.0.0` (then set ALLOWED_HOSTS).
 PORT   ?= 8000
@@ -30,8 +30,15 @@ run:
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# LoCoMo retrieval runs too when given the data (kept outside the repository): make bench LOCOMO=path/to/locomo.json
 bench: install
 	DEBUG=$${DEBUG:-true} $(PY) -m bench
+	$(if $(LOCOMO),$(PY) -m bench locomo --data "$(LOCOMO)" --json bench/results/locomo-latest.json)
+
+# Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py).
+bench-quick: install
+	tmp=$$(mktemp -d) && $(PY) -m bench.locomo.synthetic $$tmp/locomo-synthetic.json \
+	  && $(PY) -m bench locomo --data $$tmp/locomo-synthetic.json; status=$$?; rm -rf $$tmp; exit $$status
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -88,6 +88,11 @@ def _table(timings: list[dict], comparisons: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["locomo"]:  # retrieval quality, its own command (bench/locomo)
+        from bench.locomo.cli import main as locomo_main
+
+        return locomo_main(argv[1:])
     args = _arguments(argv)
     django_setup()
     from rest_framework.test import APIClient

@@ -17,12 +17,12 @@ BENCH_DATABASE = "bench_synapse"
 BENCH_THROTTLE_RATE = "1000000/min"
 
 
-def django_setup() -> None:
-    """Configure the environment and start Django (idempotent)."""
+def django_setup(*, embedder: str = "hashing") -> None:
+    """Configure the environment and start Django (idempotent); `embedder` is a SYNAPSE_EMBEDDER value."""
     os.environ["DJANGO_SETTINGS_MODULE"] = "memoryproject.settings"
     os.environ["DEBUG"] = "false"
     os.environ.setdefault("SECRET_KEY", "bench-" + secrets.token_urlsafe(40))
-    os.environ["SYNAPSE_EMBEDDER"] = "hashing"
+    os.environ["SYNAPSE_EMBEDDER"] = embedder
     os.environ["THROTTLE_MIND_KEY"] = BENCH_THROTTLE_RATE
     os.environ["WORKER_SYNC"] = "false"  # promotion is enqueued, as in production; no worker runs
     os.environ["PIPELINE_LOG_SYNC"] = "false"  # the buffered writer thread, as in production
@@ -46,23 +46,23 @@ def _maintenance_connection():
     return psycopg.connect(**params, autocommit=True)
 
 
-def database_create() -> None:
-    """Create BENCH_DATABASE (dropping a leftover one), point Django at it, migrate it."""
+def database_create(name: str = BENCH_DATABASE) -> None:
+    """Create database `name` (dropping a leftover one), point Django at it, migrate it."""
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connections
 
     connections.close_all()
     with _maintenance_connection() as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{BENCH_DATABASE}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{BENCH_DATABASE}"')
-    settings.DATABASES["default"]["NAME"] = BENCH_DATABASE
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    settings.DATABASES["default"]["NAME"] = name
     call_command("migrate", verbosity=0, interactive=False)
     call_command("createcachetable", verbosity=0)
 
 
-def database_drop() -> None:
-    """Stop everything that holds a connection, then drop BENCH_DATABASE."""
+def database_drop(name: str = BENCH_DATABASE) -> None:
+    """Stop everything that holds a connection, then drop database `name`."""
     from django.db import connections
 
     from pipelinelog.writer import writer
@@ -70,7 +70,7 @@ def database_drop() -> None:
     writer.stop()  # its last flush goes into the bench database, before it is dropped
     connections.close_all()
     with _maintenance_connection() as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{BENCH_DATABASE}" WITH (FORCE)')
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def server_versions() -> dict[str, str]:
