@@ -229,29 +229,36 @@ def test_an_old_server_left_running_and_an_interrupted_attempt_are_handled_and_t
     (staging / "dumps").mkdir(parents=True)
     (staging / "dumps" / "postgres.dump").write_bytes(b"PGDMP half written")
 
-    completed = _embedded_database_url_in_subprocess(pgdata)
-    assert completed.returncode == 0, completed.stderr
-    assert "unfinished earlier upgrade attempt" in completed.stderr
-    new_uri = completed.stdout.strip().splitlines()[-1]
-    answer = _psql(
-        new_bin_dir(),
-        new_uri,
+    completed = _embedded_database_url_in_subprocess(
+        pgdata,
         "SELECT count(*), sum((embedding::real[])[1]) FROM notes;"
         "SELECT extversion FROM pg_extension WHERE extname = 'vector';"
         "SELECT count(*) FROM pg_database WHERE datname = 'second';"
         "SELECT count(*) FROM pg_roles WHERE rolname = 'reader';",
-    ).split()
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "unfinished earlier upgrade attempt" in completed.stderr
+    answer = completed.stdout.strip().splitlines()[-1].split()
     assert answer == ["500|125250", "0.8.6", "1", "1"]
     (backup,) = var_dir.glob("pgdata-pg16-backup-*")
     assert not _is_running(backup), "the old server must be stopped before its directory is moved"
     assert not staging.exists()
 
 
-def _embedded_database_url_in_subprocess(pgdata: Path) -> subprocess.CompletedProcess:
-    code = "import pathlib, sys; from memoryproject.embedded_db import embedded_database_url; "
-    code += "print(embedded_database_url(pathlib.Path(sys.argv[1])))"
+def _embedded_database_url_in_subprocess(pgdata: Path, sql: str = "") -> subprocess.CompletedProcess:
+    """Start the app's way on `pgdata` in a process of its own and, while it is attached, run `sql`
+    with psql; its last line of output is psql's answer. The process started the new server, so
+    the server stops when it exits (docs/operations.md, the embedded server's lifetime)."""
+    code = "import pathlib, subprocess, sys; from memoryproject.embedded_db import embedded_database_url; "
+    code += "uri = embedded_database_url(pathlib.Path(sys.argv[1])); "
+    code += "print(subprocess.run([sys.argv[2], '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', uri], input=sys.argv[3], "
+    code += "capture_output=True, text=True, check=True).stdout.strip().replace(chr(10), ' '))"
     return subprocess.run(
-        [sys.executable, "-c", code, str(pgdata)], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code, str(pgdata), str(new_bin_dir() / "psql"), sql or "SELECT 1;"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -278,11 +285,11 @@ def test_a_failed_upgrade_changes_nothing_says_where_its_log_is_and_succeeds_onc
     )
 
     config.write_text(original)
-    retried = _embedded_database_url_in_subprocess(pgdata)
+    retried = _embedded_database_url_in_subprocess(pgdata, "SELECT count(*) FROM notes;")
 
     assert retried.returncode == 0, retried.stderr
     assert "unfinished earlier upgrade attempt" in retried.stderr
-    assert _psql(new_bin_dir(), retried.stdout.strip().splitlines()[-1], "SELECT count(*) FROM notes;") == "42\n"
+    assert retried.stdout.strip().splitlines()[-1] == "42"
 
 
 def _fake_data_dir(path: Path, major: str) -> Path:
