@@ -88,6 +88,15 @@ def _table(timings: list[dict], comparisons: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["filtered-search"]:
+        from bench.filtered_search import main as filtered_search_main
+
+        return filtered_search_main(argv[1:])
+    if argv[:1] == ["text-index"]:
+        from bench.text_index import main as text_index_main
+
+        return text_index_main(argv[1:])
     args = _arguments(argv)
     django_setup()
     from rest_framework.test import APIClient
