@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -22,6 +23,12 @@ DEFAULT_OTHER_MINDS = 2
 DEFAULT_SEED = 20261130
 # Nearest neighbours compared in the HNSW recall check (the search's candidate count).
 RECALL_CHECK_K = 50
+# `python -m bench <name> …`: benchmarks of their own, each a module with main(argv).
+SUBCOMMANDS = {
+    "filtered-search": "bench.filtered_search",
+    "text-index": "bench.text_index",
+    "locomo-fulltext": "bench.locomo_fulltext",
+}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -89,14 +96,8 @@ def _table(timings: list[dict], comparisons: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["filtered-search"]:
-        from bench.filtered_search import main as filtered_search_main
-
-        return filtered_search_main(argv[1:])
-    if argv[:1] == ["text-index"]:
-        from bench.text_index import main as text_index_main
-
-        return text_index_main(argv[1:])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     args = _arguments(argv)
     django_setup()
     from rest_framework.test import APIClient

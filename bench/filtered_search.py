@@ -60,7 +60,7 @@ EMBED_BATCH = 2000
 # 384-dim vectors fits in it, so the build never spills).
 BUILD_MAINTENANCE_WORK_MEM = "1GB"
 # Indexes built after loading instead of updated row by row during COPY.
-INDEXES_BUILT_AFTER_LOADING = ("memory_embedding_hnsw", "memory_search_gin", "memory_tags_gin")
+INDEXES_BUILT_AFTER_LOADING = ("memory_embedding_hnsw", "memory_search_gin", "memory_mind_search_gin", "memory_tags_gin")
 # The mind indexes of `mind_id` (memories.models.Memory.Meta) copied onto each layout's column.
 MIND_INDEXES = ("memory_count_idx", "memory_mind_expires_idx")
 
@@ -196,7 +196,7 @@ def fixture_build(*, total: int, mind_counts: list[int], seed: int, hnsw: bool =
     with connection.cursor() as cursor:
         cursor.execute(f"SET maintenance_work_mem = '{BUILD_MAINTENANCE_WORK_MEM}'")
         for name in INDEXES_BUILT_AFTER_LOADING:
-            if name == "memory_embedding_hnsw" and not hnsw:
+            if name not in definitions or (name == "memory_embedding_hnsw" and not hnsw):
                 continue
             clock = time.perf_counter()
             cursor.execute(definitions[name])

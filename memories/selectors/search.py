@@ -46,6 +46,9 @@ HNSW_MIN_MAX_SCAN_TUPLES = 20_000
 # Configurations the stored `search_vector` holds (memories.models.Memory.search_vector): the
 # query is parsed in each and the three are OR-ed, so a word matches as written or as a stem.
 TEXT_SEARCH_CONFIGS = ("simple", "english", "german")
+# The languages among them: a plain word that is a stop word in either is dropped from the query
+# (from `simple` too, which has no stop words), so "the" or "und" alone matches nothing.
+STOP_WORD_CONFIGS = ("english", "german")
 
 # Which list a hit came from (`matched`).
 MATCHED_TEXT = "text"
@@ -140,13 +143,93 @@ def _vector_literal(vector) -> str:
     return "[" + ",".join(map(str, vector.tolist())) + "]"
 
 
+# --- the text half -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """A search text split the way websearch syntax reads it; each part is websearch text again."""
+
+    words: str  # the plain words, space-separated: any of them matches (OR), stop words dropped
+    phrases: str  # the quoted phrases, `"a b" OR "c d"`: each one an alternative like a word
+    excluded: str  # the `-word` / `-"a phrase"` terms, `x OR "y z"`: a memory holding one is left out
+
+
+# An optional minus, then a quoted phrase (the closing quote may be missing, as websearch allows)
+# or a run of anything but whitespace.
+_QUERY_TERM = re.compile(r'(-?)(?:"([^"]*)"?|(\S+))')
+# websearch's OR operator (any case). Plain words are alternatives already, so it changes nothing.
+_OR = "or"
+
+
+def text_query(q: str) -> TextQuery:
+    """Split `q` into plain words, quoted phrases and excluded terms."""
+    words, phrases, excluded = [], [], []
+    for match in _QUERY_TERM.finditer(q):
+        minus, phrase, word = match.groups()
+        if phrase is not None:
+            if phrase.strip():
+                (excluded if minus else phrases).append(f'"{phrase}"')
+        elif minus and len(word) > 0:
+            excluded.append(word)
+        elif word.lower() != _OR:
+            words.append(word)
+    return TextQuery(words=" ".join(words), phrases=" OR ".join(phrases), excluded=" OR ".join(excluded))
+
+
+def _lexemes_sql(config: str) -> str:
+    """(lexeme, position) of each plain word of the query in `config`."""
+    return (
+        f"SELECT lexeme, position FROM unnest(to_tsvector('{config}'::regconfig, %(words)s)) AS word,"  # noqa: S608
+        " unnest(word.positions) AS position"
+    )
+
+
+# The plain words as one OR-query of their lexemes in every configuration, keeping only the
+# words (token positions) that no language drops as a stop word. The lexemes are normalised
+# already, so they become tsquery literals (quote doubled, backslash escaped) and are cast, not
+# parsed again. Only the configuration names are formatted in.
+_WORDS_TSQUERY_SQL = (  # noqa: S608
+    "(SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''',"
+    " ' | '), '')::tsquery FROM ({lexemes}) AS lexemes WHERE position IN ({kept}))"
+).format(
+    lexemes=" UNION ALL ".join(_lexemes_sql(config) for config in TEXT_SEARCH_CONFIGS),
+    kept=" INTERSECT ".join(
+        f"SELECT position FROM ({_lexemes_sql(config)}) AS kept"  # noqa: S608
+        for config in STOP_WORD_CONFIGS
+    ),
+)
+
+
+def _websearch_sql(param: str) -> str:
+    return " || ".join(f"websearch_to_tsquery('{config}'::regconfig, %({param})s)" for config in TEXT_SEARCH_CONFIGS)
+
+
+def _tsquery_sql(query: TextQuery) -> str:
+    """The tsquery of `query` as SQL (the texts are parameters): any of its words or phrases,
+    none of its excluded terms. Only the parts `query` has are in it."""
+    alternatives = [
+        f"({sql})"
+        for part, sql in ((query.words, _WORDS_TSQUERY_SQL), (query.phrases, _websearch_sql("phrases")))
+        if part
+    ]
+    tsquery = " || ".join(alternatives)
+    if query.excluded:
+        excluded = f"!!({_websearch_sql('excluded')})"
+        tsquery = f"({tsquery}) && {excluded}" if tsquery else excluded
+    return tsquery or "''::tsquery"
+
+
+def _text_params(query: TextQuery) -> dict[str, str]:
+    return {"words": query.words, "phrases": query.phrases, "excluded": query.excluded}
+
+
 # --- hybrid ------------------------------------------------------------------------------------
 
 # Both candidate lists in one statement. Only constants are formatted into it (table, the
 # configurations, the vector plan's ORDER BY, optional filter clauses); every value is a bound
 # parameter. Hand-written because building and compiling the equivalent ORM union took longer
 # than running it.
-_TSQUERY_SQL = " || ".join(f"websearch_to_tsquery('{config}'::regconfig, %(q)s)" for config in TEXT_SEARCH_CONFIGS)
 _TEXT_SQL = """SELECT id, updated_at, ts_rank_cd(search_vector, ({tsquery}))::float8 AS score
    FROM {table}
   WHERE {where} AND search_vector @@ ({tsquery})
@@ -159,8 +242,8 @@ UNION ALL
 """
 
 
-def _text_sql(where: str) -> str:
-    return _TEXT_SQL.format(tsquery=_TSQUERY_SQL, table=Memory._meta.db_table, where=where)
+def _text_sql(where: str, query: TextQuery) -> str:
+    return _TEXT_SQL.format(tsquery=_tsquery_sql(query), table=Memory._meta.db_table, where=where)
 
 
 # The mind first, then expiry (as `memories.models.current_filter`), then the optional filters.
@@ -181,10 +264,11 @@ def memories_search(
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
     embedder = get_embedder()
+    query = text_query(q)
     params = {
         "mind_id": mind_id,
         "now": timezone.now(),
-        "q": q,
+        **_text_params(query),
         "vector": _vector_literal(embedder.embed([q])[0]),
         "candidates": candidates,
         "tag": tag,
@@ -193,7 +277,7 @@ def memories_search(
     where = _WHERE_SQL + (_TAG_SQL if tag else "") + (_CATEGORY_SQL if category else "")
     with transaction.atomic():
         plan = vector_plan(mind_id=mind_id, candidates=candidates)
-        sql = _CANDIDATES_SQL.format(text=_text_sql(where), nearest=_nearest_sql(plan, where))
+        sql = _CANDIDATES_SQL.format(text=_text_sql(where, query), nearest=_nearest_sql(plan, where))
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -218,9 +302,10 @@ def memories_text_search(*, mind_id: str, q: str, limit: int) -> list[str]:
     """The ids of the mind's memories that match `q` by full text alone, best first (ts_rank_cd,
     then most recently updated, then id): hybrid search's text list, at most `limit`; expired
     memories left out. One statement."""
-    params = {"mind_id": mind_id, "now": timezone.now(), "q": q, "candidates": limit}
+    query = text_query(q)
+    params = {"mind_id": mind_id, "now": timezone.now(), **_text_params(query), "candidates": limit}
     with connection.cursor() as cursor:
-        cursor.execute(_text_sql(_WHERE_SQL), params)
+        cursor.execute(_text_sql(_WHERE_SQL, query), params)
         return [row[0] for row in cursor.fetchall()]
 
 

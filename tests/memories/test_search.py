@@ -91,11 +91,51 @@ def test_websearch_syntax_quotes_a_phrase_and_excludes_a_word(mind):
     assert text_matched(response) == ["new release went to production"]
 
 
-def test_words_are_all_required_unless_joined_by_or(mind):
-    remember(mind, "Anna likes chocolate")
+def test_plain_words_are_alternatives_and_the_memory_holding_more_of_them_ranks_first(mind):
+    # Changed by the natural-language rule: plain words used to be all required (AND).
     remember(mind, "Anna likes tea")
-    assert text_matched(search(mind.agent, "anna chocolate")) == ["Anna likes chocolate"]
+    remember(mind, "Anna likes chocolate")
+    remember(mind, "Tom likes coffee")
+    assert text_matched(search(mind.agent, "anna chocolate")) == ["Anna likes chocolate", "Anna likes tea"]
     assert sorted(text_matched(search(mind.agent, "chocolate OR tea"))) == ["Anna likes chocolate", "Anna likes tea"]
+
+
+def test_a_natural_language_question_matches_without_its_stop_words(mind):
+    remember(mind, "Caroline: I went to a support group yesterday, it was so powerful.")
+    remember(mind, "Melanie: the kids and I went to the beach.")
+    question = "When did Caroline go to the LGBTQ support group?"
+    assert text_matched(search(mind.agent, question)) == [
+        "Caroline: I went to a support group yesterday, it was so powerful."
+    ]
+
+
+def test_stop_words_alone_match_nothing(mind):
+    remember(mind, "the cat and the hat")
+    remember(mind, "die Katze und der Hut")
+    assert text_matched(search(mind.agent, "the and")) == []
+    assert text_matched(search(mind.agent, "und der")) == []
+
+
+def test_an_excluded_word_leaves_out_every_memory_holding_it_whatever_the_other_words(mind):
+    remember(mind, "Anna likes tea")
+    remember(mind, "Anna likes chocolate")
+    assert text_matched(search(mind.agent, "anna tea -chocolate")) == ["Anna likes tea"]
+    assert text_matched(search(mind.agent, '-"likes chocolate" anna')) == ["Anna likes tea"]
+
+
+def test_a_phrase_is_an_alternative_of_its_own_and_keeps_its_word_order(mind):
+    remember(mind, "release notes are ready")
+    remember(mind, "notes about the release today")
+    remember(mind, "Anna went home")
+    assert text_matched(search(mind.agent, '"release notes"')) == ["release notes are ready"]
+    assert text_matched(search(mind.agent, '"release notes" anna')) == ["release notes are ready", "Anna went home"]
+
+
+def test_tags_and_key_are_searched_as_well_as_content(mind):
+    remember(mind, "She prefers mornings", tags=["chronotype"])
+    remember(mind, "Something else entirely", key="favourite_espresso_bar")
+    assert text_matched(search(mind.agent, "chronotype")) == ["She prefers mornings"]
+    assert text_matched(search(mind.agent, "espresso")) == ["Something else entirely"]
 
 
 def test_the_better_text_match_ranks_first(mind):
