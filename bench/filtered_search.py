@@ -60,7 +60,12 @@ EMBED_BATCH = 2000
 # 384-dim vectors fits in it, so the build never spills).
 BUILD_MAINTENANCE_WORK_MEM = "1GB"
 # Indexes built after loading instead of updated row by row during COPY.
-INDEXES_BUILT_AFTER_LOADING = ("memory_embedding_hnsw", "memory_search_gin", "memory_mind_search_gin", "memory_tags_gin")
+INDEXES_BUILT_AFTER_LOADING = (
+    "memory_embedding_hnsw",
+    "memory_search_gin",
+    "memory_mind_search_gin",
+    "memory_tags_gin",
+)
 # The mind indexes of `mind_id` (memories.models.Memory.Meta) copied onto each layout's column.
 MIND_INDEXES = ("memory_count_idx", "memory_mind_expires_idx")
 

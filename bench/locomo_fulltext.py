@@ -36,7 +36,7 @@ def _turns(conversation: dict) -> list[dict]:
 
 
 def _content(turn: dict) -> str:
-    """"<speaker>: <text>", and what a shared image shows when the turn shares one."""
+    """ "<speaker>: <text>", and what a shared image shows when the turn shares one."""
     content = f"{turn['speaker']}: {turn['text']}"
     caption = str(turn.get("blip_caption") or "").strip()
     return f"{content} [shares {caption}]" if caption else content
@@ -71,9 +71,14 @@ def main(argv: list[str]) -> int:
             mind, _ = mind_create(owner=owner, name=sample.get("sample_id", "conversation"))
             memories = [
                 memory_build(
-                    mind=mind, fields={"category": "context", "content": _content(turn)},
-                    key=turn["dia_id"], source=Source.AGENT, speaker=None, turn_id=turn["dia_id"],
-                    created_at=now, updated_at=now,
+                    mind=mind,
+                    fields={"category": "context", "content": _content(turn)},
+                    key=turn["dia_id"],
+                    source=Source.AGENT,
+                    speaker=None,
+                    turn_id=turn["dia_id"],
+                    created_at=now,
+                    updated_at=now,
                 )  # fmt: skip
                 for turn in _turns(sample["conversation"])
             ]

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from bench.corpus import search_queries
 import bench.database
+from bench.corpus import search_queries
 from bench.database import database_create, database_drop, django_setup, server_versions
 from bench.filtered_search import RESULTS_DIR, _column, _schema, fixture_build
 

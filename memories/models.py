@@ -91,6 +91,7 @@ class MindShare(models.Model):
 
 # --- Memories -------------------------------------------------------------------------------
 
+
 class ArrayToTsvector(SearchVectorCombinable, Func):
     """`array_to_tsvector(text[])`: each element one lexeme, as written (immutable, unlike
     array_to_string, so a generated column may use it)."""
