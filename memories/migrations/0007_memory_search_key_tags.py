@@ -11,7 +11,8 @@ class Migration(migrations.Migration):
     """Full text covers the key's words and the tags as well as the content.
 
     PostgreSQL cannot change a generated column's expression in place, so the column (and the two
-    GIN indexes on it) is dropped and added again; adding it computes it for every row.
+    GIN indexes on it) is dropped and added again; adding it computes it for every row. Only the
+    mind-leading GIN index comes back: every text query filters by mind (docs/search.md).
     """
 
     dependencies = [("memories", "0006_memory_mind_search_index")]
@@ -52,10 +53,6 @@ class Migration(migrations.Migration):
                 ),
                 output_field=django.contrib.postgres.search.SearchVectorField(),
             ),
-        ),
-        migrations.AddIndex(
-            model_name="memory",
-            index=django.contrib.postgres.indexes.GinIndex(fields=["search_vector"], name="memory_search_gin"),
         ),
         migrations.AddIndex(
             model_name="memory",
