@@ -14,21 +14,17 @@ RECALL_QUERIES = 50
 def _nearest_ids(mind_id: str, q: str, k: int, *, ef_search: int, exact: bool) -> tuple[list[str], str]:
     """The ids semantic search returns for `q` at `ef_search`, and the plan it chose; `exact`
     forces the exact scan of the mind's rows (the reference)."""
+    from django.conf import settings
     from django.db import transaction
     from django.test import override_settings
 
     from memories.selectors import search
 
-    saved = search.EXACT_SCAN_MAX_ROWS
-    if exact:
-        search.EXACT_SCAN_MAX_ROWS = 10**9
-    try:
-        with override_settings(SYNAPSE_HNSW_EF_SEARCH=ef_search):
-            hits = search.memories_semantic_search(mind_id=mind_id, q=q, limit=k, threshold=-1.0)
-            with transaction.atomic():
-                plan = search.vector_plan(mind_id=mind_id, candidates=k)
-    finally:
-        search.EXACT_SCAN_MAX_ROWS = saved
+    bound = 10**9 if exact else settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    with override_settings(SYNAPSE_HNSW_EF_SEARCH=ef_search, SYNAPSE_EXACT_SCAN_MAX_ROWS=bound):
+        hits = search.memories_semantic_search(mind_id=mind_id, q=q, limit=k, threshold=-1.0)
+        with transaction.atomic():
+            plan = search.vector_plan(mind_id=mind_id, candidates=k)
     return [hit.memory.pk for hit in hits], plan.value
 
 

@@ -252,19 +252,13 @@ def _percentiles(samples: list[float]) -> dict:
 
 def layout_measure(fixture: Fixture, *, mind_count: int, queries: list[str], ef_search: int, plan: str) -> dict:
     """Recall@K, order and latency of one mind's semantic search, and of the unfiltered HNSW top K."""
+    from django.conf import settings
     from django.test import override_settings
 
-    from memories.selectors import search
-
-    exact_scan_max_rows = {"auto": search.EXACT_SCAN_MAX_ROWS, "exact": len(fixture.ids), "hnsw": -1}[plan]
-    saved = search.EXACT_SCAN_MAX_ROWS
-    search.EXACT_SCAN_MAX_ROWS = exact_scan_max_rows
-    try:
-        with override_settings(SYNAPSE_HNSW_EF_SEARCH=ef_search):
-            result = _layout_measure(fixture, mind_count=mind_count, queries=queries)
-    finally:
-        search.EXACT_SCAN_MAX_ROWS = saved
-    return {"plan_forced": plan != "auto", **result}
+    bound = {"auto": settings.SYNAPSE_EXACT_SCAN_MAX_ROWS, "exact": len(fixture.ids), "hnsw": -1}[plan]
+    with override_settings(SYNAPSE_HNSW_EF_SEARCH=ef_search, SYNAPSE_EXACT_SCAN_MAX_ROWS=bound):
+        result = _layout_measure(fixture, mind_count=mind_count, queries=queries)
+    return {"plan_forced": plan != "auto", "exact_scan_max_rows": bound, **result}
 
 
 def _layout_measure(fixture: Fixture, *, mind_count: int, queries: list[str]) -> dict:

@@ -32,10 +32,6 @@ from pipelinelog.spans import current_span
 RRF_K = 60
 # Candidates each list contributes before fusion (rows), at least; more when `limit` is larger.
 SEARCH_MIN_CANDIDATES = 50
-# A mind with at most this many memories is searched exactly: every distance of its rows,
-# computed through a mind index and sorted (rows). Above it the HNSW index with iterative scans
-# is as exact in practice and faster (measured: docs/search.md → the vector half).
-EXACT_SCAN_MAX_ROWS = 10_000
 # pgvector's maximum hnsw.ef_search (rows): the HNSW scan's candidate list.
 HNSW_MAX_EF_SEARCH = 1000
 # Tuples an iterative HNSW scan may visit per candidate wanted before it stops (tuples): with
@@ -79,7 +75,7 @@ class VectorPlan(StrEnum):
 
 
 # One statement: how many rows the mind has, counted up to the exact-scan bound from a mind
-# index alone (an index-only scan of at most EXACT_SCAN_MAX_ROWS + 1 entries), and this
+# index alone (an index-only scan of at most SYNAPSE_EXACT_SCAN_MAX_ROWS + 1 entries), and this
 # transaction's HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
 # The settings only matter when the HNSW plan runs; setting them always keeps it one statement.
 _VECTOR_PLAN_SQL = """
@@ -99,16 +95,18 @@ def hnsw_settings(candidates: int) -> dict[str, str]:
 
 
 def vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
-    """Choose the plan of this transaction's vector search of `mind_id` and set its HNSW settings.
+    """Choose the plan of this transaction's vector search of `mind_id` and set its HNSW settings:
+    the exact scan for a mind of at most settings.SYNAPSE_EXACT_SCAN_MAX_ROWS memories, else HNSW.
 
     Call inside the transaction that runs the search (transaction.atomic): the settings are
     local to it and never leak into the connection's later transactions.
     """
-    params = {"mind_id": mind_id, "probe": EXACT_SCAN_MAX_ROWS + 1, **hnsw_settings(candidates)}
+    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    params = {"mind_id": mind_id, "probe": bound + 1, **hnsw_settings(candidates)}
     with connection.cursor() as cursor:
         cursor.execute(_VECTOR_PLAN_SQL.format(table=Memory._meta.db_table), params)
         mind_rows = cursor.fetchone()[0]
-    return VectorPlan.EXACT if mind_rows <= EXACT_SCAN_MAX_ROWS else VectorPlan.HNSW
+    return VectorPlan.EXACT if mind_rows <= bound else VectorPlan.HNSW
 
 
 # The mind's nearest rows under `where`. The exact plan orders by the distance plus zero, an

@@ -63,10 +63,10 @@ def _exact_nearest(memories: list[Memory], k: int) -> list[tuple[str, float]]:
 
 
 @pytest.fixture(params=[search.VectorPlan.EXACT, search.VectorPlan.HNSW])
-def plan(request, monkeypatch):
+def plan(request, settings):
     """Run the test with each plan: the exact-scan bound moved so that the mind falls on that side."""
     bound = 10 * MEMORIES_PER_MIND * (OTHER_MINDS + 1) if request.param == search.VectorPlan.EXACT else 0
-    monkeypatch.setattr(search, "EXACT_SCAN_MAX_ROWS", bound)
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = bound
     with connection.cursor() as cursor:
         # A table of 880 rows is small enough that PostgreSQL would sort rather than walk the
         # HNSW graph; without sorts it walks the graph wherever the SQL lets it.
@@ -107,8 +107,8 @@ def test_hybrid_searchs_vector_half_of_a_mind_among_ten_similar_minds_is_its_exa
     assert ("memory_embedding_hnsw" in explained) == (plan == search.VectorPlan.HNSW)
 
 
-def test_a_mind_up_to_the_bound_is_scanned_exactly_and_one_row_more_uses_the_index(mind, other_mind, monkeypatch):
-    monkeypatch.setattr(search, "EXACT_SCAN_MAX_ROWS", 5)
+def test_a_mind_up_to_the_bound_is_scanned_exactly_and_one_row_more_uses_the_index(mind, other_mind, settings):
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 5
     rng = np.random.default_rng(7)
     _similar_memories(other_mind.mind, 20, rng)  # another mind's rows never count
     [first, *_] = _similar_memories(mind.mind, 5, rng)
@@ -132,8 +132,9 @@ def _hnsw_settings() -> dict[str, str]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_hnsw_settings_of_a_search_end_with_its_transaction(mind, monkeypatch):
-    monkeypatch.setattr(search, "EXACT_SCAN_MAX_ROWS", 0)
+def test_the_hnsw_settings_of_a_search_end_with_its_transaction(mind, settings):
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    settings.SYNAPSE_HNSW_EF_SEARCH = 200
     _similar_memories(mind.mind, 3, np.random.default_rng(3))
     before = _hnsw_settings()
     assert before["hnsw.iterative_scan"] == "off"  # pgvector's default, so the test can see a change
@@ -150,9 +151,10 @@ def test_the_hnsw_settings_of_a_search_end_with_its_transaction(mind, monkeypatc
     assert _hnsw_settings() == before
 
 
-def test_a_large_limit_lets_the_hnsw_scan_visit_more_tuples_and_candidates():
+def test_a_large_limit_lets_the_hnsw_scan_visit_more_tuples_and_candidates(settings):
     # ef_search follows the candidates wanted up to pgvector's maximum; max_scan_tuples grows with
     # them from pgvector's own default of 20,000.
+    settings.SYNAPSE_HNSW_EF_SEARCH = 200
     assert search.hnsw_settings(10) == {"ef_search": "200", "max_scan_tuples": "20000"}
     assert search.hnsw_settings(500) == {"ef_search": "500", "max_scan_tuples": "200000"}
     assert search.hnsw_settings(5000) == {"ef_search": "1000", "max_scan_tuples": "2000000"}
