@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from memories.access import caller_of
 from memories.models import Memory
-from memories.selectors.search import RRF_K, Candidate, _fuse
+from memories.selectors.search import RRF_K, Candidate, TextQuery, _fuse, memories_text_search, text_query
 from memories.services.memory import memory_store
 from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — registers the `fake_server` fixture
 
@@ -129,6 +129,21 @@ def test_a_phrase_is_an_alternative_of_its_own_and_keeps_its_word_order(mind):
     remember(mind, "Anna went home")
     assert text_matched(search(mind.agent, '"release notes"')) == ["release notes are ready"]
     assert text_matched(search(mind.agent, '"release notes" anna')) == ["release notes are ready", "Anna went home"]
+
+
+def test_a_query_splits_into_plain_words_phrases_and_excluded_terms():
+    assert text_query('When did "support group" -tea OR x -"big house" or "open') == TextQuery(
+        words="When did x", phrases='"support group" OR "open"', excluded='tea OR "big house"'
+    )
+    assert text_query("co-op - -") == TextQuery(words="co-op - -", phrases="", excluded="")
+
+
+def test_the_text_selector_returns_the_ids_of_the_text_list_best_first(mind):
+    tea = remember(mind, "Anna likes tea")
+    both = remember(mind, "Anna likes tea and chocolate")
+    remember(mind, "Tom likes coffee")
+    assert memories_text_search(mind_id=mind.mind.pk, q="chocolate tea", limit=20) == [both.pk, tea.pk]
+    assert memories_text_search(mind_id=mind.mind.pk, q="chocolate tea", limit=1) == [both.pk]
 
 
 def test_tags_and_key_are_searched_as_well_as_content(mind):
