@@ -30,9 +30,11 @@ run:
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# LoCoMo retrieval runs too when given the data (kept outside the repository): make bench LOCOMO=path/to/locomo.json
+# The endpoint latencies, one mind's vector search with 1, 10, 100 and 1,000 minds in 100k rows,
+# and LoCoMo retrieval when given the data (kept outside the repository): make bench LOCOMO=path/to/locomo.json
 bench: install
 	DEBUG=$${DEBUG:-true} $(PY) -m bench
+	DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search
 	$(if $(LOCOMO),$(PY) -m bench locomo --data "$(LOCOMO)" --json bench/results/locomo-latest.json)
 
 # Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -22,6 +23,13 @@ DEFAULT_OTHER_MINDS = 2
 DEFAULT_SEED = 20261130
 # Nearest neighbours compared in the HNSW recall check (the search's candidate count).
 RECALL_CHECK_K = 50
+# `python -m bench <name> …`: benchmarks of their own, each a module with main(argv).
+SUBCOMMANDS = {
+    "filtered-search": "bench.filtered_search",
+    "text-index": "bench.text_index",
+    "locomo-fulltext": "bench.locomo_fulltext",
+    "locomo": "bench.locomo.cli",
+}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -89,10 +97,8 @@ def _table(timings: list[dict], comparisons: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["locomo"]:  # retrieval quality, its own command (bench/locomo)
-        from bench.locomo.cli import main as locomo_main
-
-        return locomo_main(argv[1:])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     args = _arguments(argv)
     django_setup()
     from rest_framework.test import APIClient

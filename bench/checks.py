@@ -1,5 +1,5 @@
-"""Quality checks next to the latency numbers: does the HNSW scan, filtered by mind, find the
-same nearest memories as an exact scan?"""
+"""Quality checks next to the latency numbers: does the mind's vector search (the product's own
+selector, whichever plan it chooses) find the same nearest memories as an exact scan?"""
 
 from __future__ import annotations
 
@@ -11,51 +11,37 @@ EF_SEARCH_VALUES = (40, 100, 200)
 RECALL_QUERIES = 50
 
 
-def _nearest_ids(mind_id: str, vector, k: int, settings_sql: list[str]) -> tuple[list[str], str]:
-    """The ids semantic search's vector query returns under `settings_sql`, and its query plan.
+def _nearest_ids(mind_id: str, q: str, k: int, *, ef_search: int, exact: bool) -> tuple[list[str], str]:
+    """The ids semantic search returns for `q` at `ef_search`, and the plan it chose; `exact`
+    forces the exact scan of the mind's rows (the reference)."""
+    from django.conf import settings
+    from django.db import transaction
+    from django.test import override_settings
 
-    /memory/search's vector branch is the same ORDER BY embedding <=> … LIMIT under the same
-    mind and expiry filters, written in SQL (memories.selectors.search._CANDIDATES_SQL).
-    """
-    from django.db import connection, transaction
-    from django.utils import timezone
+    from memories.selectors import search
 
-    from memories.models import current_filter
-    from memories.selectors.memory import memories_of
-    from memories.selectors.search import nearest_queryset
-
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            for statement in settings_sql:
-                cursor.execute(statement)
-        queryset = nearest_queryset(memories_of(mind_id).filter(current_filter(timezone.now())), vector, k)
-        ids = [memory.pk for memory in queryset]
-        sql, params = queryset.query.sql_with_params()
-        with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN " + sql, params)
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-    return ids, plan
+    bound = 10**9 if exact else settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    with override_settings(SYNAPSE_HNSW_EF_SEARCH=ef_search, SYNAPSE_EXACT_SCAN_MAX_ROWS=bound):
+        hits = search.memories_semantic_search(mind_id=mind_id, q=q, limit=k, threshold=-1.0)
+        with transaction.atomic():
+            plan = search.vector_plan(mind_id=mind_id, candidates=k)
+    return [hit.memory.pk for hit in hits], plan.value
 
 
 def hnsw_recall(*, mind_id: str, seed: int, k: int) -> dict:
-    """Recall@k of the vector candidate query per ef_search, against an exact scan, and whether
-    the planner used the HNSW index at all."""
-    from memories.embedders import get_embedder
-
-    embedder = get_embedder()
+    """Recall@k of the mind's semantic search per ef_search, against the exact scan, and whether
+    the selector used the HNSW index (it does for minds above its exact-scan bound)."""
     queries = search_queries(RECALL_QUERIES, seed=seed)
-    vectors = embedder.embed(queries)
     found = {ef: 0 for ef in EF_SEARCH_VALUES}
     total = 0
     uses_index = {}
-    for vector in vectors:
-        # Exact: no index scans, so PostgreSQL computes every distance of the mind and sorts.
-        exact, _ = _nearest_ids(mind_id, vector, k, ["SET LOCAL enable_indexscan = off"])
+    for q in queries:
+        exact, _ = _nearest_ids(mind_id, q, k, ef_search=EF_SEARCH_VALUES[0], exact=True)
         total += len(exact)
         for ef in EF_SEARCH_VALUES:
-            ids, plan = _nearest_ids(mind_id, vector, k, [f"SET LOCAL hnsw.ef_search = {ef}"])
+            ids, plan = _nearest_ids(mind_id, q, k, ef_search=ef, exact=False)
             found[ef] += len(set(ids) & set(exact))
-            uses_index[ef] = "memory_embedding_hnsw" in plan
+            uses_index[ef] = plan == "hnsw"
     return {
         "k": k,
         "queries": len(queries),

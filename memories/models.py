@@ -5,14 +5,24 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.contrib.postgres.search import SearchVector, SearchVectorCombinable, SearchVectorField
 from django.db import models
-from django.db.models import Case, Value, When
+from django.db.models import Case, Func, Value, When
+from django.db.models.functions import Cast
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
 from memoryproject.public_ids import new_memory_id
 from minds.models import Mind
+
+
+class ArrayToTsvector(SearchVectorCombinable, Func):
+    """`array_to_tsvector(text[])`: each element one lexeme, as written (immutable, unlike
+    array_to_string, so a generated column may use it)."""
+
+    function = "array_to_tsvector"
+    output_field = SearchVectorField()
+
 
 # Every embedder produces vectors of this many dimensions (all-MiniLM-L6-v2's size). The HNSW
 # index needs a fixed dimension; changing it means a migration and `manage.py reembed`.
@@ -111,10 +121,13 @@ class Memory(models.Model):
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     # Full text in three configurations at once: `simple` finds every word as written (names,
     # German compounds like "insolvenz"), `english` and `german` add stemming ("deployed" ↔ "deploy").
+    # The key's words (split at `_`, `-`, `.`) and each tag as written are searched too.
     search_vector = models.GeneratedField(
         expression=SearchVector("content", config="simple")
         + SearchVector("content", config="english")
-        + SearchVector("content", config="german"),
+        + SearchVector("content", config="german")
+        + SearchVector("key", config="simple")
+        + ArrayToTsvector(Cast("tags", ArrayField(models.TextField()))),
         output_field=SearchVectorField(),
         db_persist=True,
     )
@@ -146,7 +159,10 @@ class Memory(models.Model):
             models.Index(fields=["mind", "created_at"], name="memory_mind_created_idx"),
             models.Index(fields=["mind", "expires_at"], name="memory_mind_expires_idx"),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
-            GinIndex(fields=["search_vector"], name="memory_search_gin"),
+            # Full text of one mind: the mind and the words in one GIN index (btree_gin), so a
+            # common word is not looked up in every mind first (measured: docs/search.md). Every
+            # text query filters by mind, so no GIN index on search_vector alone.
+            GinIndex(fields=["mind", "search_vector"], name="memory_mind_search_gin"),
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],

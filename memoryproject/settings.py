@@ -282,10 +282,13 @@ SYNAPSE_OPENAI_MODEL = env_str("SYNAPSE_OPENAI_MODEL") or "nomic-embed-text"
 SYNAPSE_OPENAI_API_KEY = env_str("SYNAPSE_OPENAI_API_KEY") or ""
 # How long one request to the embedding server may take (seconds) before it fails with a 503.
 SYNAPSE_OPENAI_TIMEOUT = env_int("SYNAPSE_OPENAI_TIMEOUT", 30, minimum=1)
-# Candidates pgvector's HNSW scan collects per vector search before the mind filter applies
-# (rows; pgvector's own default is 40, its maximum 1000). Higher finds more of a mind's true
-# nearest memories when many minds share the table, at some latency: docs/search.md.
-SYNAPSE_HNSW_EF_SEARCH = env_int("SYNAPSE_HNSW_EF_SEARCH", 200, minimum=10, maximum=1000)
+# A mind's vector search (docs/search.md → the vector half): a mind of at most this many memories
+# is searched exactly, every distance computed and sorted (rows); a larger one through the HNSW
+# index with iterative scans.
+SYNAPSE_EXACT_SCAN_MAX_ROWS = env_int("SYNAPSE_EXACT_SCAN_MAX_ROWS", 10_000, minimum=0)
+# Candidates each HNSW scan (of a mind above that bound) collects, `hnsw.ef_search` (rows;
+# pgvector's own default is 40, its maximum 1000): higher finds more of the true nearest.
+SYNAPSE_HNSW_EF_SEARCH = env_int("SYNAPSE_HNSW_EF_SEARCH", 1000, minimum=10, maximum=1000)
 
 # --- Pipeline log (pipelinelog; docs/pipeline-log.md) ---------------------------------------
 # Master switch: false turns every span, buffer and log row off.

@@ -1,24 +1,28 @@
 """Searching a mind's memories: hybrid (full text + vectors, fused by reciprocal rank) and semantic.
 
-Both candidate queries filter by mind first and use an index each: the GIN index on the stored
-`search_vector` for text, the HNSW index on `embedding` (cosine) for vectors. Neither does
-work proportional to the size of the mind beyond what the indexes do. docs/search.md explains
-the choices and what was measured.
+Every query filters by mind first. Text candidates come from the GIN index on the stored
+`search_vector`. Vector candidates come, per query, from one of two plans chosen by the size of
+the mind (`vector_plan`): an exact scan of the mind's rows (through a mind index) while the mind
+is small, else the shared HNSW index with pgvector's iterative scan, which keeps walking the
+graph until enough of the mind's rows have passed the filter. docs/search.md explains the
+choices and what was measured.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memories.embedders import get_embedder
-from memories.models import Memory, current_filter
+from memories.models import Memory
 from memories.selectors.memory import memories_of
 from pipelinelog.spans import current_span
 
@@ -28,13 +32,19 @@ from pipelinelog.spans import current_span
 RRF_K = 60
 # Candidates each list contributes before fusion (rows), at least; more when `limit` is larger.
 SEARCH_MIN_CANDIDATES = 50
-# pgvector's HNSW scan returns at most `hnsw.ef_search` rows and applies WHERE filters (mind,
-# expiry) after the scan, so each query raises it to settings.SYNAPSE_HNSW_EF_SEARCH, and to
-# the candidate count when that is larger, up to pgvector's maximum (rows).
+# pgvector's maximum hnsw.ef_search (rows): the HNSW scan's candidate list.
 HNSW_MAX_EF_SEARCH = 1000
+# Tuples an iterative HNSW scan may visit per candidate wanted before it stops (tuples): with
+# pgvector's own default of 20,000 as the floor, enough for a mind holding ≥ 0.25 % of the
+# table, whatever `limit` asks.
+HNSW_SCAN_TUPLES_PER_CANDIDATE = 400
+HNSW_MIN_MAX_SCAN_TUPLES = 20_000
 # Configurations the stored `search_vector` holds (memories.models.Memory.search_vector): the
 # query is parsed in each and the three are OR-ed, so a word matches as written or as a stem.
 TEXT_SEARCH_CONFIGS = ("simple", "english", "german")
+# The languages among them: a plain word that is a stop word in either is dropped from the query
+# (from `simple` too, which has no stop words), so "the" or "und" alone matches nothing.
+STOP_WORD_CONFIGS = ("english", "german")
 
 # Which list a hit came from (`matched`).
 MATCHED_TEXT = "text"
@@ -54,25 +64,76 @@ class SemanticHit:
     similarity: float  # cosine similarity, 1 - cosine distance
 
 
-def _ef_search_for(candidates: int) -> None:
-    """Let this transaction's HNSW scans return enough rows for `candidates` after filtering."""
+# --- the vector half ---------------------------------------------------------------------------
+
+
+class VectorPlan(StrEnum):
+    """How one vector search of a mind finds its nearest memories."""
+
+    EXACT = "exact"  # every distance of the mind's rows, sorted: exact by construction
+    HNSW = "hnsw"  # the shared HNSW index, iterative scan in relaxed order, re-sorted afterwards
+
+
+# One statement: how many rows the mind has, counted up to the exact-scan bound from a mind
+# index alone (an index-only scan of at most SYNAPSE_EXACT_SCAN_MAX_ROWS + 1 entries), and this
+# transaction's HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
+# The settings only matter when the HNSW plan runs; setting them always keeps it one statement.
+_VECTOR_PLAN_SQL = """
+SELECT count(*),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+  FROM (SELECT 1 FROM {table} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
+"""
+
+
+def hnsw_settings(candidates: int) -> dict[str, str]:
+    """hnsw.* settings of a search that wants `candidates` rows (values as set_config takes them)."""
     ef_search = min(max(settings.SYNAPSE_HNSW_EF_SEARCH, candidates), HNSW_MAX_EF_SEARCH)
-    with connection.cursor() as cursor:
-        # SET LOCAL cannot take a bind parameter; the value is an int we computed.
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+    max_scan_tuples = max(HNSW_MIN_MAX_SCAN_TUPLES, HNSW_SCAN_TUPLES_PER_CANDIDATE * candidates)
+    return {"ef_search": str(ef_search), "max_scan_tuples": str(max_scan_tuples)}
 
 
-def nearest_queryset(memories: QuerySet[Memory], vector, candidates: int) -> QuerySet[Memory]:
-    """The `candidates` memories nearest to `vector`, nearest first, each with `.distance`.
+def vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
+    """Choose the plan of this transaction's vector search of `mind_id` and set its HNSW settings:
+    the exact scan for a mind of at most settings.SYNAPSE_EXACT_SCAN_MAX_ROWS memories, else HNSW.
 
-    Ordered by the distance alone (no tie-breaker column): only then can PostgreSQL walk the
-    HNSW index instead of computing every distance.
+    Call inside the transaction that runs the search (transaction.atomic): the settings are
+    local to it and never leak into the connection's later transactions.
     """
-    return (
-        memories.filter(embedding__isnull=False)
-        .annotate(distance=CosineDistance("embedding", vector))
-        .order_by("distance")[:candidates]
-    )
+    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    params = {"mind_id": mind_id, "probe": bound + 1, **hnsw_settings(candidates)}
+    with connection.cursor() as cursor:
+        cursor.execute(_VECTOR_PLAN_SQL.format(table=Memory._meta.db_table), params)
+        mind_rows = cursor.fetchone()[0]
+    return VectorPlan.EXACT if mind_rows <= bound else VectorPlan.HNSW
+
+
+# The mind's nearest rows under `where`. The exact plan orders by the distance plus zero, an
+# expression the HNSW index cannot deliver, so PostgreSQL computes every distance of the rows a
+# mind index finds and sorts them. The HNSW plan orders by the distance alone, so the index
+# delivers the rows — in relaxed order, so every caller re-sorts them by the distance.
+_NEAREST_ORDER_SQL = {
+    VectorPlan.EXACT: "(embedding <=> %(vector)s::vector) + 0",
+    VectorPlan.HNSW: "embedding <=> %(vector)s::vector",
+}
+_NEAREST_SQL = """SELECT id, updated_at, embedding <=> %(vector)s::vector AS distance
+   FROM {table}
+  WHERE {where} AND embedding IS NOT NULL
+  ORDER BY {order}
+  LIMIT %(candidates)s"""
+
+
+def _nearest_sql(plan: VectorPlan, where: str) -> str:
+    return _NEAREST_SQL.format(table=Memory._meta.db_table, where=where, order=_NEAREST_ORDER_SQL[plan])
+
+
+_NAMED_PARAMETER = re.compile(r"%\((\w+)\)s")
+
+
+def _positional(sql: str, params: dict) -> tuple[str, list]:
+    """`%(name)s` placeholders as `%s` with the values in order, as the ORM's RawSQL takes them."""
+    return _NAMED_PARAMETER.sub("%s", sql), [params[name] for name in _NAMED_PARAMETER.findall(sql)]
 
 
 def _vector_literal(vector) -> str:
@@ -80,23 +141,109 @@ def _vector_literal(vector) -> str:
     return "[" + ",".join(map(str, vector.tolist())) + "]"
 
 
+# --- the text half -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """A search text split the way websearch syntax reads it; each part is websearch text again."""
+
+    words: str  # the plain words, space-separated: any of them matches (OR), stop words dropped
+    phrases: str  # the quoted phrases, `"a b" OR "c d"`: each one an alternative like a word
+    excluded: str  # the `-word` / `-"a phrase"` terms, `x OR "y z"`: a memory holding one is left out
+
+
+# An optional minus, then a quoted phrase (the closing quote may be missing, as websearch allows)
+# or a run of anything but whitespace.
+_QUERY_TERM = re.compile(r'(-?)(?:"([^"]*)"?|(\S+))')
+# websearch's OR operator (any case). Plain words are alternatives already, so it changes nothing.
+_OR = "or"
+
+
+def text_query(q: str) -> TextQuery:
+    """Split `q` into plain words, quoted phrases and excluded terms."""
+    words, phrases, excluded = [], [], []
+    for match in _QUERY_TERM.finditer(q):
+        minus, phrase, word = match.groups()
+        if phrase is not None:
+            if phrase.strip():
+                (excluded if minus else phrases).append(f'"{phrase}"')
+        elif minus and len(word) > 0:
+            excluded.append(word)
+        elif word.lower() != _OR:
+            words.append(word)
+    return TextQuery(words=" ".join(words), phrases=" OR ".join(phrases), excluded=" OR ".join(excluded))
+
+
+def _lexemes_sql(config: str) -> str:
+    """(lexeme, position) of each plain word of the query in `config`."""
+    return (
+        f"SELECT lexeme, position FROM unnest(to_tsvector('{config}'::regconfig, %(words)s)) AS word,"  # noqa: S608
+        " unnest(word.positions) AS position"
+    )
+
+
+# The plain words as one OR-query of their lexemes in every configuration, keeping only the
+# words (token positions) that no language drops as a stop word. The lexemes are normalised
+# already, so they become tsquery literals (quote doubled, backslash escaped) and are cast, not
+# parsed again. Only the configuration names are formatted in.
+_WORDS_TSQUERY_SQL = (  # noqa: S608
+    "(SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''',"
+    " ' | '), '')::tsquery FROM ({lexemes}) AS lexemes WHERE position IN ({kept}))"
+).format(
+    lexemes=" UNION ALL ".join(_lexemes_sql(config) for config in TEXT_SEARCH_CONFIGS),
+    kept=" INTERSECT ".join(
+        f"SELECT position FROM ({_lexemes_sql(config)}) AS kept"  # noqa: S608
+        for config in STOP_WORD_CONFIGS
+    ),
+)
+
+
+def _websearch_sql(param: str) -> str:
+    return " || ".join(f"websearch_to_tsquery('{config}'::regconfig, %({param})s)" for config in TEXT_SEARCH_CONFIGS)
+
+
+def _tsquery_sql(query: TextQuery) -> str:
+    """The tsquery of `query` as SQL (the texts are parameters): any of its words or phrases,
+    none of its excluded terms. Only the parts `query` has are in it."""
+    alternatives = [
+        f"({sql})"
+        for part, sql in ((query.words, _WORDS_TSQUERY_SQL), (query.phrases, _websearch_sql("phrases")))
+        if part
+    ]
+    tsquery = " || ".join(alternatives)
+    if query.excluded:
+        excluded = f"!!({_websearch_sql('excluded')})"
+        tsquery = f"({tsquery}) && {excluded}" if tsquery else excluded
+    return tsquery or "''::tsquery"
+
+
+def _text_params(query: TextQuery) -> dict[str, str]:
+    return {"words": query.words, "phrases": query.phrases, "excluded": query.excluded}
+
+
+# --- hybrid ------------------------------------------------------------------------------------
+
 # Both candidate lists in one statement. Only constants are formatted into it (table, the
-# configurations, optional filter clauses); every value is a bound parameter. Hand-written
-# because building and compiling the equivalent ORM union took longer than running it.
-_TSQUERY_SQL = " || ".join(f"websearch_to_tsquery('{config}'::regconfig, %(q)s)" for config in TEXT_SEARCH_CONFIGS)
-_CANDIDATES_SQL = """
-(SELECT id, updated_at, 'text' AS found_by, ts_rank_cd(search_vector, ({tsquery}))::float8 AS score
+# configurations, the vector plan's ORDER BY, optional filter clauses); every value is a bound
+# parameter. Hand-written because building and compiling the equivalent ORM union took longer
+# than running it.
+_TEXT_SQL = """SELECT id, updated_at, ts_rank_cd(search_vector, ({tsquery}))::float8 AS score
    FROM {table}
   WHERE {where} AND search_vector @@ ({tsquery})
   ORDER BY score DESC, updated_at DESC, id
-  LIMIT %(candidates)s)
+  LIMIT %(candidates)s"""
+_CANDIDATES_SQL = """
+(SELECT id, updated_at, 'text' AS found_by, score FROM ({text}) AS text)
 UNION ALL
-(SELECT id, updated_at, 'vector' AS found_by, embedding <=> %(vector)s::vector AS score
-   FROM {table}
-  WHERE {where} AND embedding IS NOT NULL
-  ORDER BY embedding <=> %(vector)s::vector
-  LIMIT %(candidates)s)
+(SELECT id, updated_at, 'vector' AS found_by, distance AS score FROM ({nearest}) AS nearest)
 """
+
+
+def _text_sql(where: str, query: TextQuery) -> str:
+    return _TEXT_SQL.format(tsquery=_tsquery_sql(query), table=Memory._meta.db_table, where=where)
+
+
 # The mind first, then expiry (as `memories.models.current_filter`), then the optional filters.
 _WHERE_SQL = "mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)"
 _TAG_SQL = " AND tags @> ARRAY[%(tag)s]::varchar(64)[]"
@@ -110,23 +257,25 @@ def memories_search(
 
     `q` is raw text (websearch syntax: quotes, OR, -word). At most `limit` hits, best first;
     expired memories left out. The same three statements whatever the number of hits: the
-    ef_search setting, both candidate lists (ids only), the hits' rows.
+    vector plan (the mind's size and the HNSW settings), both candidate lists (ids only), the
+    hits' rows.
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
     embedder = get_embedder()
+    query = text_query(q)
     params = {
         "mind_id": mind_id,
         "now": timezone.now(),
-        "q": q,
+        **_text_params(query),
         "vector": _vector_literal(embedder.embed([q])[0]),
         "candidates": candidates,
         "tag": tag,
         "category": category,
     }
     where = _WHERE_SQL + (_TAG_SQL if tag else "") + (_CATEGORY_SQL if category else "")
-    sql = _CANDIDATES_SQL.format(tsquery=_TSQUERY_SQL, table=Memory._meta.db_table, where=where)
     with transaction.atomic():
-        _ef_search_for(candidates)
+        plan = vector_plan(mind_id=mind_id, candidates=candidates)
+        sql = _CANDIDATES_SQL.format(text=_text_sql(where, query), nearest=_nearest_sql(plan, where))
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -136,9 +285,26 @@ def memories_search(
         SearchHit(memory=memory_of[pk], score=score, matched=matched) for pk, score, matched in fused if pk in memory_of
     ]
     current_span().db_read(
-        {"table": "memories_memory", "operation": "search", "candidates": len(rows), "results": len(hits)}
+        {
+            "table": "memories_memory",
+            "operation": "search",
+            "vector_plan": plan.value,
+            "candidates": len(rows),
+            "results": len(hits),
+        }
     )
     return hits
+
+
+def memories_text_search(*, mind_id: str, q: str, limit: int) -> list[str]:
+    """The ids of the mind's memories that match `q` by full text alone, best first (ts_rank_cd,
+    then most recently updated, then id): hybrid search's text list, at most `limit`; expired
+    memories left out. One statement."""
+    query = text_query(q)
+    params = {"mind_id": mind_id, "now": timezone.now(), **_text_params(query), "candidates": limit}
+    with connection.cursor() as cursor:
+        cursor.execute(_text_sql(_WHERE_SQL, query), params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)
@@ -186,15 +352,34 @@ def _fuse(ranked: dict[str, list[Candidate]]) -> list[tuple[str, float, tuple[st
 
 
 def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: float) -> list[SemanticHit]:
-    """GET /memory/semantic-search: the mind's memories most similar to `q` by vector alone,
-    at most `limit`, each with cosine similarity ≥ `threshold`; expired left out."""
+    """GET /memory/semantic-search: the mind's memories most similar to `q` by vector alone, at
+    most `limit`, most similar first (exact distance order, then id), each with cosine
+    similarity ≥ `threshold`; expired left out. Two statements: the vector plan, the rows."""
     vector = get_embedder().embed([q])[0]
+    params = {"mind_id": mind_id, "now": timezone.now(), "vector": _vector_literal(vector), "candidates": limit}
     with transaction.atomic():
-        _ef_search_for(limit)
-        nearest = list(nearest_queryset(memories_of(mind_id).filter(current_filter(timezone.now())), vector, limit))
+        plan = vector_plan(mind_id=mind_id, candidates=limit)
+        # Only our constants are formatted in; every value is a parameter.
+        nearest_sql = f"SELECT id FROM ({_nearest_sql(plan, _WHERE_SQL)}) AS nearest"  # noqa: S608
+        ids_sql, ids_params = _positional(nearest_sql, params)
+        nearest = list(
+            memories_of(mind_id)
+            .filter(pk__in=RawSQL(ids_sql, ids_params))  # noqa: S611
+            .annotate(distance=CosineDistance("embedding", vector))
+            .order_by()
+        )
+    # The rows come back in no particular order (and the HNSW plan's is only nearly sorted):
+    # the exact distances decide.
+    nearest.sort(key=lambda memory: (memory.distance, memory.pk))
     hits = [SemanticHit(memory=memory, similarity=1.0 - memory.distance) for memory in nearest]
     hits = [hit for hit in hits if hit.similarity >= threshold]
     current_span().db_read(
-        {"table": "memories_memory", "operation": "semantic_search", "candidates": len(nearest), "results": len(hits)}
+        {
+            "table": "memories_memory",
+            "operation": "semantic_search",
+            "vector_plan": plan.value,
+            "candidates": len(nearest),
+            "results": len(hits),
+        }
     )
     return hits

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memories.models import Memory
-from memories.selectors.search import RRF_K, Candidate, _fuse
+from memories.selectors.search import RRF_K, Candidate, TextQuery, _fuse, memories_text_search, text_query
 from memories.services.memory import memory_store
 from minds.access import caller_of
 from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — registers the `fake_server` fixture
@@ -91,11 +91,66 @@ def test_websearch_syntax_quotes_a_phrase_and_excludes_a_word(mind):
     assert text_matched(response) == ["new release went to production"]
 
 
-def test_words_are_all_required_unless_joined_by_or(mind):
-    remember(mind, "Anna likes chocolate")
+def test_plain_words_are_alternatives_and_the_memory_holding_more_of_them_ranks_first(mind):
+    # Changed by the natural-language rule: plain words used to be all required (AND).
     remember(mind, "Anna likes tea")
-    assert text_matched(search(mind.agent, "anna chocolate")) == ["Anna likes chocolate"]
+    remember(mind, "Anna likes chocolate")
+    remember(mind, "Tom likes coffee")
+    assert text_matched(search(mind.agent, "anna chocolate")) == ["Anna likes chocolate", "Anna likes tea"]
     assert sorted(text_matched(search(mind.agent, "chocolate OR tea"))) == ["Anna likes chocolate", "Anna likes tea"]
+
+
+def test_a_natural_language_question_matches_without_its_stop_words(mind):
+    remember(mind, "Caroline: I went to a support group yesterday, it was so powerful.")
+    remember(mind, "Melanie: the kids and I went to the beach.")
+    question = "When did Caroline go to the LGBTQ support group?"
+    assert text_matched(search(mind.agent, question)) == [
+        "Caroline: I went to a support group yesterday, it was so powerful."
+    ]
+
+
+def test_stop_words_alone_match_nothing(mind):
+    remember(mind, "the cat and the hat")
+    remember(mind, "die Katze und der Hut")
+    assert text_matched(search(mind.agent, "the and")) == []
+    assert text_matched(search(mind.agent, "und der")) == []
+
+
+def test_an_excluded_word_leaves_out_every_memory_holding_it_whatever_the_other_words(mind):
+    remember(mind, "Anna likes tea")
+    remember(mind, "Anna likes chocolate")
+    assert text_matched(search(mind.agent, "anna tea -chocolate")) == ["Anna likes tea"]
+    assert text_matched(search(mind.agent, '-"likes chocolate" anna')) == ["Anna likes tea"]
+
+
+def test_a_phrase_is_an_alternative_of_its_own_and_keeps_its_word_order(mind):
+    remember(mind, "release notes are ready")
+    remember(mind, "notes about the release today")
+    remember(mind, "Anna went home")
+    assert text_matched(search(mind.agent, '"release notes"')) == ["release notes are ready"]
+    assert text_matched(search(mind.agent, '"release notes" anna')) == ["release notes are ready", "Anna went home"]
+
+
+def test_a_query_splits_into_plain_words_phrases_and_excluded_terms():
+    assert text_query('When did "support group" -tea OR x -"big house" or "open') == TextQuery(
+        words="When did x", phrases='"support group" OR "open"', excluded='tea OR "big house"'
+    )
+    assert text_query("co-op - -") == TextQuery(words="co-op - -", phrases="", excluded="")
+
+
+def test_the_text_selector_returns_the_ids_of_the_text_list_best_first(mind):
+    tea = remember(mind, "Anna likes tea")
+    both = remember(mind, "Anna likes tea and chocolate")
+    remember(mind, "Tom likes coffee")
+    assert memories_text_search(mind_id=mind.mind.pk, q="chocolate tea", limit=20) == [both.pk, tea.pk]
+    assert memories_text_search(mind_id=mind.mind.pk, q="chocolate tea", limit=1) == [both.pk]
+
+
+def test_tags_and_key_are_searched_as_well_as_content(mind):
+    remember(mind, "She prefers mornings", tags=["chronotype"])
+    remember(mind, "Something else entirely", key="favourite_espresso_bar")
+    assert text_matched(search(mind.agent, "chronotype")) == ["She prefers mornings"]
+    assert text_matched(search(mind.agent, "espresso")) == ["Something else entirely"]
 
 
 def test_the_better_text_match_ranks_first(mind):
