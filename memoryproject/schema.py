@@ -3,17 +3,28 @@
 - The two bearer schemes: Mind Keys (agents) and JWTs (humans). Imported from
   `memories.apps.MemoriesConfig.ready()` so the extensions are registered before a schema is built.
 - `error_responses(...)`: the one error body, documented per status code.
+- `ContractAutoSchema` (REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]): adds to every operation the
+  error responses it can really give (by its method, its credentials, its path and its body),
+  the headers every request may send (`X-Turn-Id`; `X-Mind` / `?mind=` where a human names the
+  mind) and the headers every response carries (`X-Turn-Id`; `Retry-After` on 429 and 503). A
+  view declares only what is special about it; what it declares wins.
 - `drop_trailing_slash_twins`: every path is routed with and without a trailing slash
   (`memoryproject.routing.route`); the schema lists the slash-less form only.
 """
 
 from __future__ import annotations
 
+import copy
+
+import uritemplate
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from memoryproject.permissions import IsHuman
+from memoryproject.throttling import MindKeyRateThrottle
+from pipelinelog.constants import TURN_ID_MAX_LENGTH
 
 MIND_KEY_SCHEME = "mindKey"
 HUMAN_JWT_SCHEME = "humanJwt"
@@ -78,20 +89,141 @@ class ErrorSerializer(serializers.Serializer):
 
 
 _ERROR_DESCRIPTIONS = {
-    400: "Invalid input; `fields` names every bad field.",
-    401: "Missing, invalid or revoked credentials.",
-    403: "Known caller, not allowed (e.g. a Mind Key on a human endpoint, or too little access).",
-    404: "Unknown, or not visible to the caller.",
-    409: "Conflicts with the current state.",
-    413: "Body over 1 MiB.",
-    415: "Body is not JSON.",
-    429: "Throttled; see the Retry-After header.",
+    400: (
+        "Invalid input; `fields` names every bad field, parameter or header: a value outside its rules, a "
+        "parameter or body field the endpoint does not take, a malformed `X-Turn-Id` or `Content-Length`, "
+        "a body that is not one JSON object; for a human on a memory endpoint, no mind named."
+    ),
+    401: "Missing, invalid, expired or revoked credentials; send `Authorization: Bearer <Mind Key or JWT>`.",
+    403: (
+        "Known caller, not allowed: a Mind Key on a human endpoint, too little access to the mind, or a "
+        "browser session's write without its CSRF token."
+    ),
+    404: "Unknown, or not visible to the caller (a mind or memory of someone else is never a 403).",
+    409: "Conflicts with the current state (a category and key another memory holds, a reused Idempotency-Key).",
+    413: "The request body is over 1 MiB.",
+    415: "The body is not `application/json`; send `Content-Type: application/json`.",
+    429: "Throttled; retry after the seconds in the Retry-After header.",
+    503: "The database is unavailable; retry after the seconds in the Retry-After header.",
 }
 
 
 def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     """`extend_schema(responses={200: X, **error_responses(400, 404)})`."""
     return {status: OpenApiResponse(ErrorSerializer, description=_ERROR_DESCRIPTIONS[status]) for status in statuses}
+
+
+# Statuses whose responses carry `Retry-After` (seconds to wait before trying again).
+RETRY_AFTER_STATUSES = frozenset({429, 503})
+# Methods whose request body the API reads (as JSON): only these can answer 415.
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_UNSAFE_METHODS = _BODY_METHODS | {"DELETE"}
+# No ASCII control characters (the rule of X-Turn-Id and Idempotency-Key; leading and trailing
+# blanks are trimmed by the server).
+NO_CONTROL_CHARACTERS_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+
+TURN_ID_HEADER = "X-Turn-Id"
+MIND_HEADER = "X-Mind"
+MIND_QUERY_PARAMETER = "mind"
+
+_TURN_ID_PARAMETER = OpenApiParameter(
+    TURN_ID_HEADER,
+    {"type": "string", "maxLength": TURN_ID_MAX_LENGTH, "pattern": NO_CONTROL_CHARACTERS_PATTERN},
+    OpenApiParameter.HEADER,
+    description=(
+        f"Correlates every pipeline-log row of the call: any string of at most {TURN_ID_MAX_LENGTH} characters "
+        "without control characters (longer or with control characters → 400). Echoed on the response; "
+        "generated when absent or blank."
+    ),
+)
+_MIND_PARAMETERS = [
+    OpenApiParameter(
+        MIND_HEADER,
+        {"type": "string"},
+        OpenApiParameter.HEADER,
+        description="The mind a human acts on (`m_…`), or the query parameter `mind`. A Mind Key acts on its own.",
+    ),
+    OpenApiParameter(
+        MIND_QUERY_PARAMETER,
+        {"type": "string"},
+        OpenApiParameter.QUERY,
+        description="The mind a human acts on (`m_…`), or the header X-Mind. A Mind Key acts on its own.",
+    ),
+]
+_TURN_ID_RESPONSE_HEADER = {
+    "description": "The request's turn id: the one sent, or a generated uuid4.",
+    "schema": {"type": "string"},
+}
+_RETRY_AFTER_RESPONSE_HEADER = {
+    "description": "Seconds to wait before trying again.",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 0},
+}
+
+
+class ContractAutoSchema(AutoSchema):
+    """drf-spectacular's AutoSchema plus what every endpoint of the contract has in common.
+
+    The rules, per operation (docs/api-memory.md → "Errors"):
+    - 400 everywhere (X-Turn-Id and Content-Length are checked on every request), 413 everywhere
+      (a declared body over 1 MiB is refused before any view runs), 503 everywhere (database down);
+    - 401 where credentials are needed; 403 on human endpoints and on authenticated writes;
+    - 404 where the path names an object or the operation acts on a mind a human names;
+    - 409 on the memory writes (POST/PUT/PATCH of an operation a Mind Key may call);
+    - 415 where the operation reads a request body;
+    - 429 where a Mind Key may call (per-key throttle) or the view throttles on its own (/login).
+    """
+
+    def get_override_parameters(self) -> list:
+        common = [_TURN_ID_PARAMETER]
+        if self._accepts_mind_key():
+            common += _MIND_PARAMETERS
+        # The view's own parameters come last, so a view's wording of the same parameter wins.
+        return [*common, *super().get_override_parameters()]
+
+    def _get_response_bodies(self, direction="response") -> dict:
+        responses = super()._get_response_bodies(direction)
+        for status in sorted(self.error_statuses()):
+            code = str(status)
+            if code not in responses:
+                responses[code] = self._get_response_for_code(
+                    OpenApiResponse(ErrorSerializer, description=_ERROR_DESCRIPTIONS[status]), code, direction=direction
+                )
+        for code, response in responses.items():
+            headers = response.setdefault("headers", {})
+            # Copies: a YAML rendering would otherwise turn shared dicts into anchors and aliases.
+            headers.setdefault(TURN_ID_HEADER, copy.deepcopy(_TURN_ID_RESPONSE_HEADER))
+            if int(code) in RETRY_AFTER_STATUSES:
+                headers.setdefault("Retry-After", copy.deepcopy(_RETRY_AFTER_RESPONSE_HEADER))
+        return responses
+
+    def error_statuses(self) -> set[int]:
+        """The error statuses this operation can answer (the rules in the class docstring)."""
+        authenticated = bool(self._security())
+        accepts_mind_key = self._accepts_mind_key()
+        statuses = {400, 413, 503}
+        if authenticated:
+            statuses.add(401)
+            if not accepts_mind_key or self.method in _UNSAFE_METHODS:
+                statuses.add(403)
+        if uritemplate.variables(self.path) or accepts_mind_key:
+            statuses.add(404)
+        if accepts_mind_key and self.method in _BODY_METHODS:
+            statuses.add(409)
+        if self.method in _BODY_METHODS and self.get_request_serializer() is not None:
+            statuses.add(415)
+        if accepts_mind_key or self._throttles_on_its_own():
+            statuses.add(429)
+        return statuses
+
+    def _security(self) -> list[dict]:
+        return [requirement for requirement in self.get_auth() or [] if requirement]
+
+    def _accepts_mind_key(self) -> bool:
+        return any(MIND_KEY_SCHEME in requirement for requirement in self._security())
+
+    def _throttles_on_its_own(self) -> bool:
+        return any(not isinstance(throttle, MindKeyRateThrottle) for throttle in self.view.get_throttles())
 
 
 def drop_trailing_slash_twins(endpoints: list, **kwargs) -> list:
