@@ -164,7 +164,7 @@ _RETRY_AFTER_RESPONSE_HEADER = {
 class ContractAutoSchema(AutoSchema):
     """drf-spectacular's AutoSchema plus what every endpoint of the contract has in common.
 
-    The rules, per operation (docs/api-memory.md → "Errors"):
+    The rules, per operation (docs/openapi.md):
     - 400 everywhere (X-Turn-Id and Content-Length are checked on every request), 413 everywhere
       (a declared body over 1 MiB is refused before any view runs), 503 everywhere (database down);
     - 401 where credentials are needed; 403 on human endpoints and on authenticated writes;
