@@ -193,7 +193,7 @@ class ContractAutoSchema(AutoSchema):
             headers = response.setdefault("headers", {})
             # Copies: a YAML rendering would otherwise turn shared dicts into anchors and aliases.
             headers.setdefault(TURN_ID_HEADER, copy.deepcopy(_TURN_ID_RESPONSE_HEADER))
-            if int(code) in RETRY_AFTER_STATUSES:
+            if code.isdigit() and int(code) in RETRY_AFTER_STATUSES:
                 headers.setdefault("Retry-After", copy.deepcopy(_RETRY_AFTER_RESPONSE_HEADER))
         return responses
 
