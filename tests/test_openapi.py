@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import uuid
 from html.parser import HTMLParser
 
 import pytest
@@ -78,6 +80,125 @@ def test_the_account_views_generate_without_warnings_or_errors(capsys):
     GENERATOR_STATS.reset()
 
     SchemaGenerator(patterns=account_urlpatterns).get_schema(request=None, public=True)
+
+    assert capsys.readouterr().err == ""
+    assert not GENERATOR_STATS
+
+
+# --- Every response an endpoint gives, and every header rule ---------------------------------
+
+_HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+ERROR_REF = "#/components/schemas/Error"
+
+
+def _operations(schema: dict):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if method in _HTTP_METHODS:
+                yield path, method, operation
+
+
+def _statuses(schema: dict, path: str, method: str) -> set[int]:
+    return {int(code) for code in schema["paths"][path][method]["responses"]}
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "expected"),
+    [
+        # An agent's write: every error a memory write can meet.
+        ("/memory", "post", {200, 201, 400, 401, 403, 404, 409, 413, 415, 429, 503}),
+        ("/memory/{memory_id}", "patch", {200, 400, 401, 403, 404, 409, 413, 415, 429, 503}),
+        # A read by agent or human: no 403 (reading needs the lowest level), no body → no 415.
+        ("/memory", "get", {200, 400, 401, 404, 413, 429, 503}),
+        ("/memory/recall", "get", {200, 400, 401, 404, 413, 429, 503}),
+        # Human only: a Mind Key gets 403; humans are not throttled per key; no path id → no 404.
+        ("/minds", "get", {200, 400, 401, 403, 413, 503}),
+        ("/memory/{memory_id}/verify", "post", {200, 400, 401, 403, 404, 413, 503}),
+        # Anonymous, throttled on its own, with a body.
+        ("/login", "post", {200, 400, 401, 413, 415, 429, 503}),
+        ("/health", "get", {200, 400, 413, 503}),
+    ],
+)
+def test_a_sample_of_operations_documents_exactly_the_statuses_they_can_answer(schema, path, method, expected):
+    assert _statuses(schema, path, method) == expected
+
+
+def test_delete_of_a_memory_is_documented_as_the_200_it_answers(schema):
+    responses = schema["paths"]["/memory/{memory_id}"]["delete"]["responses"]
+
+    assert "204" not in responses
+    ref = responses["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert set(schema["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]) == {"deleted", "id"}
+
+
+def test_every_error_response_is_the_error_body_and_every_response_echoes_the_turn_id(schema):
+    for path, method, operation in _operations(schema):
+        for code, response in operation["responses"].items():
+            assert "X-Turn-Id" in response["headers"], (method, path, code)
+            if int(code) >= 400 and not (path == "/health" and code == "503"):  # /health's 503 is its report
+                error_body = {"application/json": {"schema": {"$ref": ERROR_REF}}}
+                assert response["content"] == error_body, (method, path, code)
+
+
+def test_throttled_and_unavailable_answers_document_retry_after(schema):
+    documented = 0
+    for _path, _method, operation in _operations(schema):
+        for code in ("429", "503"):
+            if code in operation["responses"]:
+                header = operation["responses"][code]["headers"]["Retry-After"]
+                assert header["required"] is True
+                assert header["schema"] == {"type": "integer", "minimum": 0}
+                documented += 1
+    assert documented > 46  # a 503 on every operation, a 429 on many
+
+
+def _parameter(schema: dict, path: str, method: str, name: str, location: str) -> dict | None:
+    parameters = schema["paths"][path][method].get("parameters", [])
+    return next((p for p in parameters if p["name"] == name and p["in"] == location), None)
+
+
+def test_every_operation_documents_the_x_turn_id_rule(schema):
+    for path, method, _operation in _operations(schema):
+        parameter = _parameter(schema, path, method, "X-Turn-Id", "header")
+        assert parameter is not None, (method, path)
+        assert parameter["schema"]["maxLength"] == 100
+    rule = re.compile(_parameter(schema, "/memory", "get", "X-Turn-Id", "header")["schema"]["pattern"])
+    assert rule.search("session-42/turn-7")
+    assert not rule.search("turn\n7")
+    assert not rule.search("turn\x007")
+
+
+def test_the_idempotency_key_rule_is_the_one_the_server_applies(schema):
+    for path in ("/memory", "/memory/sync"):
+        parameter = _parameter(schema, path, "post", "Idempotency-Key", "header")
+        assert (parameter["schema"]["minLength"], parameter["schema"]["maxLength"]) == (1, 255)
+    rule = re.compile(parameter["schema"]["pattern"])
+    assert rule.search(str(uuid.uuid4()))
+    assert rule.search(" key with inner blanks ")
+    assert not rule.search("   ")  # blank after trimming → 400
+    assert not rule.search("key\twith a tab")  # a control character → 400
+    replayed = schema["paths"]["/memory"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]
+    assert replayed["schema"] == {"type": "string", "enum": ["true"]}
+
+
+def test_memory_operations_take_the_mind_by_header_or_query_and_human_ones_do_not(schema):
+    for path, method in (("/memory", "get"), ("/memory/{memory_id}", "delete"), ("/log", "get")):
+        assert _parameter(schema, path, method, "X-Mind", "header") is not None, (method, path)
+        assert _parameter(schema, path, method, "mind", "query") is not None, (method, path)
+    for path, method in (("/minds", "get"), ("/minds/{mind_id}/keys", "post"), ("/login", "post")):
+        assert _parameter(schema, path, method, "X-Mind", "header") is None, (method, path)
+        assert _parameter(schema, path, method, "mind", "query") is None, (method, path)
+
+
+def test_a_view_s_own_wording_of_a_common_parameter_wins(schema):
+    # GET /log words `mind` itself ("a Mind Key reads its own"); the common one must not replace it.
+    assert "reads its own" in _parameter(schema, "/log", "get", "mind", "query")["description"]
+
+
+def test_the_error_responses_of_the_whole_schema_generate_without_warnings(capsys):
+    GENERATOR_STATS.reset()
+
+    SchemaGenerator().get_schema(request=None, public=True)
 
     assert capsys.readouterr().err == ""
     assert not GENERATOR_STATS

@@ -53,10 +53,24 @@ MEMORY_LIST_LIMIT = 100
 
 _IDEMPOTENCY_PARAMETER = OpenApiParameter(
     IDEMPOTENCY_HEADER,
-    OpenApiTypes.STR,
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_IDEMPOTENCY_KEY_CHARS,
+        # Not only blanks, and no control characters (leading and trailing blanks are trimmed).
+        "pattern": r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$",
+    },
     OpenApiParameter.HEADER,
-    description="Any string of 1–255 characters. A repeat with the same key and body within 24 h replays the "
-    "first response (header Idempotent-Replayed: true); the same key with another body is a 409.",
+    description=f"Any string of 1–{MAX_IDEMPOTENCY_KEY_CHARS} characters without control characters (a uuid4 "
+    "works). A repeat with the same key and body within 24 h replays the first response (header "
+    "Idempotent-Replayed: true); the same key with another body is a 409.",
+)
+_REPLAYED_PARAMETER = OpenApiParameter(
+    REPLAYED_HEADER,
+    {"type": "string", "enum": ["true"]},
+    OpenApiParameter.HEADER,
+    description="Present when this is the replay of an earlier response to the same Idempotency-Key.",
+    response=[200, 201],
 )
 
 
@@ -110,7 +124,7 @@ class MemoryCollectionView(APIView):
 
     @extend_schema(
         request=MemoryInputSerializer,
-        parameters=[_IDEMPOTENCY_PARAMETER],
+        parameters=[_IDEMPOTENCY_PARAMETER, _REPLAYED_PARAMETER],
         responses={200: MemoryStoredSerializer, 201: MemoryStoredSerializer},
     )
     def post(self, request):
@@ -156,7 +170,7 @@ class MemoryDetailView(APIView):
         """Same as PATCH: the contract lets PUT send a subset of the fields too."""
         return self.patch(request, memory_id)
 
-    @extend_schema(responses=MemoryDeletedSerializer)
+    @extend_schema(responses={200: MemoryDeletedSerializer})
     def delete(self, request, memory_id: str):
         """Delete the memory for good; only a content-free audit row remains."""
         memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
@@ -184,7 +198,11 @@ class MemoryUnverifyView(MemoryVerifyView):
 
 
 class MemorySyncView(APIView):
-    @extend_schema(request=SyncRequestSerializer, parameters=[_IDEMPOTENCY_PARAMETER], responses=SyncResultSerializer)
+    @extend_schema(
+        request=SyncRequestSerializer,
+        parameters=[_IDEMPOTENCY_PARAMETER, _REPLAYED_PARAMETER],
+        responses={200: SyncResultSerializer},
+    )
     def post(self, request):
         """Upsert up to 1000 memories in one transaction; any invalid item → 400 by index, nothing written."""
         mind, _ = mind_from_request(request, need=Access.WRITE)
