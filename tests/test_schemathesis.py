@@ -11,7 +11,6 @@ fixed number of examples per operation, so a run is the same every time and boun
 from __future__ import annotations
 
 import json
-import warnings
 import zlib
 from collections.abc import Iterator
 
@@ -23,7 +22,7 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
-from hypothesis import HealthCheck, reject
+from hypothesis import HealthCheck
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -103,15 +102,6 @@ def _contract_schema() -> schemathesis.BaseSchema:
 schema = _contract_schema()
 
 
-# Defect 1 of the reliability review, fixed on another branch (memoryproject/urls.py, views.py):
-# an unsafe method on a path no route matches (an id the route's pattern refuses, such as
-# `/memory/%C2%84` or `/minds/m_0/shares/-1`) gets Django's HTML "CSRF verification failed" 403
-# instead of the JSON 404. Until that fix is merged such answers are counted and set aside here;
-# every other check still runs on every other answer. Set to False once merged.
-TOLERATE_CSRF_HTML_PAGE = True
-csrf_html_pages_set_aside: list[str] = []
-
-
 @pytest.fixture
 def seeded_path_ids(db, settings, mind, reader) -> Iterator[dict[str, object]]:
     """Seeds the mind, turns throttling off, keeps the test's transaction across requests, and
@@ -135,16 +125,9 @@ def seeded_path_ids(db, settings, mind, reader) -> Iterator[dict[str, object]]:
     # After the last use of the test client, which connects the signal again when it is done.
     for signal in (request_started, request_finished):
         signal.disconnect(close_old_connections)
-    set_aside_before = len(csrf_html_pages_set_aside)
     yield seeded
     for signal in (request_started, request_finished):
         signal.connect(close_old_connections)
-    set_aside = csrf_html_pages_set_aside[set_aside_before:]
-    if set_aside:
-        warnings.warn(
-            f"{len(set_aside)} answers were Django's HTML CSRF page (defect 1, fixed elsewhere), e.g. {set_aside[0]}",
-            stacklevel=1,
-        )
 
 
 def _with_seeded_ids(case, seeded: dict[str, object]) -> None:
@@ -164,17 +147,8 @@ _HYPOTHESIS_SETTINGS = hypothesis.settings(
 )
 
 
-def _is_the_csrf_html_page(response) -> bool:
-    content_types = [values for name, values in response.headers.items() if name.lower() == "content-type"]
-    is_html = any(value.startswith("text/html") for values in content_types for value in values)
-    return response.status_code == 403 and is_html and b"CSRF verification failed" in response.content
-
-
 def _call_and_validate(case, headers: dict[str, str]) -> None:
     response = case.call(headers=headers)
-    if TOLERATE_CSRF_HTML_PAGE and _is_the_csrf_html_page(response):
-        csrf_html_pages_set_aside.append(f"{case.method} {case.formatted_path}")
-        reject()
     case.validate_response(response, checks=CONTRACT_CHECKS, headers=headers)
 
 
