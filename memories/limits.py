@@ -1,4 +1,4 @@
-"""Limits of the memory object (02-memory-api.md → "The memory object"), in one place for the
+"""Limits of the memory object (docs/api-memory.md), in one place for the
 serializers that enforce them and the services that must stay within them."""
 
 MAX_CONTENT_CHARS = 50_000  # characters, after trimming

@@ -10,10 +10,10 @@ from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
 from memories.api.serializers import MemoryInputSerializer, MemorySerializer
+from memories.keys import derived_key
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
 from memories.selectors.overview import shared_tags_of
-from memories.services.memory import derived_key
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
 from memoryproject.api.fields import (
     BodyDurationField,
@@ -42,7 +42,7 @@ RECALL_MAX_CHARS_LIMIT = 1_000_000
 # Periods /memory/timeline groups by (PostgreSQL date_trunc units).
 TIMELINE_PERIODS = ("hour", "day", "week", "month", "year")
 
-# /memory/graph node limits (02-memory-api.md).
+# /memory/graph node limits (docs/api-memory.md, "Related and graph").
 GRAPH_DEFAULT_NODES = 200
 GRAPH_MIN_NODES = 10
 GRAPH_MAX_NODES = 1000
@@ -50,7 +50,7 @@ GRAPH_MAX_NODES = 1000
 # /memory/contradictions window when `within` is not given (a duration, as clients write it).
 CONTRADICTIONS_DEFAULT_WITHIN = "1d"
 
-# /memory/compact limits (02-memory-api.md).
+# /memory/compact limits (docs/api-memory.md, "Compaction").
 COMPACT_DEFAULT_OLDER_THAN = "30d"  # a duration, as clients write it
 COMPACT_DEFAULT_MAX_CLUSTERS = 10
 COMPACT_MAX_CLUSTERS = 50

@@ -155,7 +155,7 @@ class MemoryStoredSerializer(MemorySerializer):
     created = serializers.BooleanField()
 
 
-# --- Update, delete, sync, audit, diff, expiring (02-memory-api.md → "Memory") ---------------
+# --- Update, delete, sync, audit, diff, expiring (docs/api-memory.md) ---------------
 
 # Most memories one POST /memory/sync may carry; bigger batches go in several calls.
 MAX_SYNC_MEMORIES = 1000

@@ -48,7 +48,7 @@ from pipelinelog.spans import current_turn_id_or_blank
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-# Page size of the memory lists (02-memory-api.md: GET /memory, /memory/unverified, /memory/audit).
+# Page size of the memory lists (docs/api-memory.md: GET /memory, /memory/unverified, /memory/audit).
 MEMORY_LIST_LIMIT = 100
 
 _IDEMPOTENCY_PARAMETER = OpenApiParameter(

@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from memories.api.overview_serializers import ContradictionsQuerySerializer
 from memories.embedders import embed_text
+from memories.keys import derived_key, is_derived_key, key_stem
 from memories.selectors import overview
-from memories.selectors.overview import CONTRADICTION_MIN_SIMILARITY, key_stem
-from memories.services.memory import derived_key, is_derived_key
+from memories.selectors.overview import CONTRADICTION_MIN_SIMILARITY
 from tests.memories.insights_support import agent_caller, remember
 
 pytestmark = pytest.mark.django_db

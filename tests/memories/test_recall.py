@@ -1,5 +1,5 @@
 """GET /memory/recall: the prompt text (golden files in tests/memories/golden/, written by hand
-from the layout in 02-memory-api.md), its JSON form, its parameters and its query budget."""
+from the layout in docs/recall.md), its JSON form, its parameters and its query budget."""
 
 from __future__ import annotations
 

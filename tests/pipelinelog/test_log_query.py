@@ -1,4 +1,4 @@
-"""`manage.py log_query NAME`: the seed's forensic queries, printed readably."""
+"""`manage.py log_query NAME`: the forensic queries of docs/pipeline-log.md, printed readably."""
 
 from __future__ import annotations
 
