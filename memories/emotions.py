@@ -49,13 +49,5 @@ def emotion_canonical(label: str) -> str | None:
     return None
 
 
-def emotion_sector(label: str | None) -> int | None:
-    """The sector index (0..7) of a label; None for empty, neutral or unknown labels."""
-    if not label:
-        return None
-    sector = EMOTION_SYNONYMS.get(label.strip().lower())
-    return SECTORS.index(sector) if sector else None
-
-
 def known_emotion_labels() -> list[str]:
     return sorted({NEUTRAL, *EMOTION_SYNONYMS})

@@ -95,8 +95,3 @@ def get_embedder() -> Embedder:
             if embedder is None:
                 embedder = _built[key] = _build(key)
     return embedder
-
-
-def embed_text(text: str) -> np.ndarray:
-    """One text → one unit vector."""
-    return get_embedder().embed([text])[0]

@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_q.models import OrmQ
 
-from memories.embedders import embed_text
+from memories.embedders import get_embedder
 from memories.models import Memory, MemoryAudit
 
 pytestmark = pytest.mark.django_db
@@ -190,7 +190,7 @@ def test_a_sync_embeds_new_and_rewritten_contents(mind):
     )
     rows = {m.key: m for m in Memory.objects.filter(mind=mind.mind)}
     assert all(row.embedding is not None and row.embedding_model for row in rows.values())
-    assert list(rows["k0"].embedding) == pytest.approx(list(embed_text("rewritten")), abs=1e-6)
+    assert list(rows["k0"].embedding) == pytest.approx(list(get_embedder().embed(["rewritten"])[0]), abs=1e-6)
 
 
 def test_a_sync_rewrite_writes_the_verification_columns_it_changes(owner, mind):
