@@ -40,8 +40,10 @@ def test_sync_creates_and_updates_and_reports_each_index(mind):
 
 def test_sync_writes_an_audit_row_per_memory(mind):
     body = sync(mind.agent, [{"category": "note", "content": "a"}, {"category": "note", "content": "b"}]).json()
-    for item in body["results"]:
-        assert MemoryAudit.objects.get(memory_id=item["id"]).action == "created"
+    ids = [item["id"] for item in body["results"]]
+    assert len(ids) == 2
+    audits = MemoryAudit.objects.filter(memory_id__in=ids)
+    assert sorted((row.memory_id, row.action) for row in audits) == sorted((pk, "created") for pk in ids)
 
 
 def test_invalid_items_are_reported_by_index_and_nothing_is_written(mind):
