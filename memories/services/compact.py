@@ -22,10 +22,11 @@ from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
 
-# Confidence of a summary: inferred by the system, like any non-human memory (docs/api-memory.md, "Compaction").
-SUMMARY_CONFIDENCE = 0.7
 # Most candidates one run looks at (the oldest first); keeps a run bounded on a huge mind.
 COMPACT_MAX_CANDIDATES = 5000
+# Groups one run writes at most, and the fewest memories a group needs, unless the caller says (groups, memories).
+COMPACT_DEFAULT_MAX_CLUSTERS = 10
+COMPACT_DEFAULT_MIN_CLUSTER_SIZE = 3
 # Most memories folded into one summary; the rest of a big theme waits for the next run.
 COMPACT_MAX_CLUSTER_MEMBERS = 100
 
@@ -82,14 +83,14 @@ def memories_compact(
     caller: Caller,
     older_than: timedelta,
     dry_run: bool = False,
-    max_clusters: int = 10,
-    min_cluster_size: int = 3,
+    max_clusters: int = COMPACT_DEFAULT_MAX_CLUSTERS,
+    min_cluster_size: int = COMPACT_DEFAULT_MIN_CLUSTER_SIZE,
     category: str | None = None,
     turn_id: str = "",
 ) -> CompactResult:
     """POST /memory/compact. Groups old (last written more than `older_than` ago),
     unverified, agent-written memories by tag overlap; per group writes one summary memory
-    (source system, confidence 0.7, the members' contents as a list, the shared tags, the
+    (source system, the confidence of any non-human memory, the members' contents as a list, the shared tags, the
     highest member priority, `attributes.compacted_from` = the member ids) and expires the
     members now. All in one transaction; `dry_run` only reports the groups."""
     now = timezone.now()
@@ -124,7 +125,7 @@ def memories_compact(
                 "tags": shared,
                 "priority": min((member.priority for member in members), key=PRIORITY_RANK.__getitem__),
                 "source": Source.SYSTEM,
-                "confidence": SUMMARY_CONFIDENCE,
+                # No confidence: memory_store gives a system memory the inferred one (CONFIDENCE_OTHER).
                 "attributes": {"compacted_from": member_ids},
             },
             caller=system,

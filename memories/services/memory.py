@@ -18,7 +18,7 @@ from rest_framework.exceptions import ValidationError as ApiValidationError
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.keys import content_hash_of, derived_key
-from memories.models import AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
+from memories.models import UNIQUE_KEY_CONSTRAINT, AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
 from memoryproject.errors import Conflict, validation_error_fields
 from minds.access import Caller
@@ -30,8 +30,6 @@ SALIENCE_BY_PRIORITY = {Priority.LOW: 0.5, Priority.NORMAL: 0.7, Priority.HIGH: 
 # Confidence when the client gives none: a human's word is certain, an agent's is inferred.
 CONFIDENCE_USER = 1.0
 CONFIDENCE_OTHER = 0.7
-# The unique constraint behind "one memory per (mind, category, key)" (memories.models.Memory).
-UNIQUE_KEY_CONSTRAINT = "memory_unique_mind_category_key"
 # Only the row itself: joining verified_by must not lock the verifying user's row too.
 _LOCK_OF = ("self",)
 

@@ -144,7 +144,6 @@ class _HumanView(APIView):
 
 class MindCollectionView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer(many=True), **error_responses(400, 401, 403)})
     def get(self, request):
@@ -165,7 +164,6 @@ class MindCollectionView(_HumanView):
 
 class MindSharedListView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer(many=True), **error_responses(400, 401, 403)})
     def get(self, request):
@@ -203,7 +201,6 @@ class MindDetailView(_HumanView):
 
 class MindKeyCollectionView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(tags=MINDS_TAG, responses={200: MindKeySerializer(many=True), **error_responses(400, *MIND_ERRORS)})
     def get(self, request, mind_id: str):
@@ -252,7 +249,6 @@ class MindShareCreateView(_HumanView):
 
 class MindShareCollectionView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(
         tags=MINDS_TAG, responses={200: MindShareSerializer(many=True), **error_responses(400, *MIND_ERRORS)}
