@@ -26,6 +26,9 @@ from pipelinelog.constants import TURN_ID_MAX_LENGTH
 # The unique constraint behind "one memory per (mind, category, key)"; a store that races another
 # recognises its IntegrityError by this name (memories.services.memory).
 UNIQUE_KEY_CONSTRAINT = "memory_unique_mind_category_key"
+# Recall order: priority, then most recently updated, then id. The index memory_recall_order_idx
+# is (mind, *RECALL_ORDER), so recall reads its rows from the index in this order.
+RECALL_ORDER = ("priority_rank", "-updated_at", "id")
 
 
 class ArrayToTsvector(SearchVectorCombinable, Func):
@@ -153,14 +156,14 @@ class Memory(models.Model):
 
     class Meta:
         verbose_name_plural = "memories"
-        ordering = ["priority_rank", "-updated_at"]
+        ordering = list(RECALL_ORDER[:-1])  # recall order, without the id tie-break
         constraints = [
             models.UniqueConstraint(fields=["mind", "category", "key"], name=UNIQUE_KEY_CONSTRAINT),
         ]
         indexes = [
             # Recall: the mind's memories in recall order, id last so that memories written in one
             # batch (same updated_at) need no sort either.
-            models.Index(fields=["mind", "priority_rank", "-updated_at", "id"], name="memory_recall_order_idx"),
+            models.Index(fields=["mind", *RECALL_ORDER], name="memory_recall_order_idx"),
             # Recall's header counts (current, verified) from the index alone: an index-only scan
             # reads a few narrow pages where the table's rows carry whole vectors.
             models.Index(fields=["mind"], include=["verified", "expires_at"], name="memory_count_idx"),

@@ -16,6 +16,7 @@ import uritemplate
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
+from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.schema import ERROR_DESCRIPTIONS, ErrorSerializer
 from minds.openapi import MIND_KEY_SCHEME
 from minds.throttling import MindKeyRateThrottle
@@ -30,8 +31,7 @@ _UNSAFE_METHODS = _BODY_METHODS | {"DELETE"}
 NO_CONTROL_CHARACTERS_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 
 TURN_ID_HEADER = "X-Turn-Id"
-MIND_HEADER = "X-Mind"
-MIND_QUERY_PARAMETER = "mind"
+MIND_QUERY_PARAMETER = MIND_PARAM
 
 _TURN_ID_PARAMETER = OpenApiParameter(
     TURN_ID_HEADER,

@@ -16,7 +16,7 @@ from django.utils import timezone
 from memories.clustering import clusters_by_tag, summary_content
 from memories.limits import MAX_CONTENT_CHARS
 from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Source, current_filter
-from memories.services.memory import audit_row, memory_store
+from memories.services.memory import MEMORY_LOCK_OF, audit_row, memory_store
 from memoryproject.timeinput import time_before
 from minds.access import Caller
 from minds.models import Mind
@@ -97,7 +97,7 @@ def memories_compact(
     candidates = _compactable(mind=mind, older_than=older_than, category=category, now=now)
     if not dry_run:
         # Another compaction or an agent's write must not change a member between choosing and expiring it.
-        candidates = candidates.select_for_update(of=("self",))
+        candidates = candidates.select_for_update(of=MEMORY_LOCK_OF)
     groups = clusters_by_tag(
         list(candidates[:COMPACT_MAX_CANDIDATES]),
         max_clusters=max_clusters,

@@ -30,8 +30,9 @@ SALIENCE_BY_PRIORITY = {Priority.LOW: 0.5, Priority.NORMAL: 0.7, Priority.HIGH: 
 # Confidence when the client gives none: a human's word is certain, an agent's is inferred.
 CONFIDENCE_USER = 1.0
 CONFIDENCE_OTHER = 0.7
-# Only the row itself: joining verified_by must not lock the verifying user's row too.
-_LOCK_OF = ("self",)
+# What a write locks of the rows it reads: only the memory itself; joining verified_by must not
+# lock the verifying user's row too (select_for_update(of=…)).
+MEMORY_LOCK_OF = ("self",)
 
 # full_clean() would query the database to confirm these foreign keys exist; the database's
 # own constraints already guarantee it, so the store path skips those queries. The embedding
@@ -292,7 +293,7 @@ def memories_for_write(mind_id: str) -> QuerySet[Memory]:
     user's), without the vector and the tsvector — the widest columns, which no write decision
     reads (a new embedding is assigned, and so saved, when the content changes) — and with the
     verifying user joined, because the answer shows their email."""
-    return memories_of(mind_id).select_for_update(of=_LOCK_OF)
+    return memories_of(mind_id).select_for_update(of=MEMORY_LOCK_OF)
 
 
 def _locked(memory: Memory) -> Memory:

@@ -36,6 +36,7 @@ from minds.api.serializers import (
     TokenPairSerializer,
     TokenRefreshInputSerializer,
 )
+from minds.authentication import BEARER_CHALLENGE
 from minds.permissions import IsHuman
 from minds.selectors import (
     mind_get_with_access,
@@ -85,7 +86,7 @@ class _AnonymousView(APIView):
 
     def get_authenticate_header(self, request) -> str:
         # A wrong password or token is a 401; DRF makes it 403 when no challenge is named.
-        return 'Bearer realm="synapse"'
+        return BEARER_CHALLENGE
 
 
 class RegisterView(_AnonymousView):

@@ -8,6 +8,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
 from minds.access import Access, mind_from_request
 from pipelinelog.api.filters import LogEntryFilterSet
@@ -20,7 +21,7 @@ from pipelinelog.selectors import log_entries_of_mind, log_turn_get
 LOG_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 
 _MIND_PARAMETER = OpenApiParameter(
-    "mind", OpenApiTypes.STR, description="The mind (humans; a Mind Key reads its own). Or header X-Mind."
+    MIND_PARAM, OpenApiTypes.STR, description=f"The mind (humans; a Mind Key reads its own). Or header {MIND_HEADER}."
 )
 _FILTER_PARAMETERS = [
     OpenApiParameter("turn_id", OpenApiTypes.STR, description="Rows of this turn."),
