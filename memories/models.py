@@ -94,6 +94,10 @@ def current_filter(now) -> models.Q:
     return models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
 
 
+# current_filter as SQL, for the selectors' raw queries: `now` goes in as the named parameter %(now)s.
+CURRENT_SQL = "(expires_at IS NULL OR expires_at > %(now)s)"
+
+
 class Memory(models.Model):
     """What an agent or human stores: the current state the agent works with."""
 

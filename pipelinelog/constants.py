@@ -11,6 +11,8 @@ from typing import Any
 
 from django.conf import settings
 
+# The request header that names a turn (echoed on every response).
+TURN_ID_HEADER = "X-Turn-Id"
 # Longest accepted `X-Turn-Id` / `turn_id`, in characters (the column's max_length).
 TURN_ID_MAX_LENGTH = 100
 # Longest node name, in characters (the column's max_length).

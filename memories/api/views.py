@@ -41,6 +41,7 @@ from memories.services.memory import (
     memory_update,
     memory_verify,
 )
+from memoryproject.api.headers import header_value_problem
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
 from minds.access import Access, caller_of, mind_from_request
@@ -82,12 +83,9 @@ def idempotency_key_of(request) -> str | None:
     if key is None:
         return None
     key = key.strip()
-    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY_CHARS:
-        raise ValidationError(
-            {IDEMPOTENCY_HEADER: [f"Send 1–{MAX_IDEMPOTENCY_KEY_CHARS} characters (a uuid4 works), or leave it out."]}
-        )
-    if any(ord(char) < 32 or ord(char) == 127 for char in key):
-        raise ValidationError({IDEMPOTENCY_HEADER: ["Control characters are not allowed; a uuid4 works."]})
+    problem = header_value_problem(IDEMPOTENCY_HEADER, key, max_chars=MAX_IDEMPOTENCY_KEY_CHARS)
+    if problem:
+        raise ValidationError({IDEMPOTENCY_HEADER: [problem]})
     return key
 
 

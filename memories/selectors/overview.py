@@ -14,7 +14,7 @@ from django.db.models.functions import Trunc
 from django.utils import timezone
 
 from memories.keys import key_stem
-from memories.models import Category, Memory, Priority, Source, current_filter
+from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
 from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
@@ -81,7 +81,7 @@ def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
 
 
 def _expiry_sql(include_expired: bool) -> str:
-    return "" if include_expired else " AND (expires_at IS NULL OR expires_at > %(now)s)"
+    return "" if include_expired else f" AND {CURRENT_SQL}"
 
 
 def mind_tags(*, mind: Mind, limit: int, include_expired: bool = False, now: datetime | None = None) -> dict:

@@ -24,7 +24,7 @@ from pgvector.django import CosineDistance
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
 from memories.limits import MAX_TAG_CHARS
-from memories.models import Memory
+from memories.models import CURRENT_SQL, Memory
 from memories.selectors.memory import memories_of
 from pipelinelog.spans import current_span
 
@@ -243,7 +243,7 @@ def _text_sql(where: str, query: TextQuery) -> str:
 
 
 # The mind first, then expiry (as `memories.models.current_filter`), then the optional filters.
-_WHERE_SQL = "mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)"
+_WHERE_SQL = f"mind_id = %(mind_id)s AND {CURRENT_SQL}"
 _TAG_SQL = f" AND tags @> ARRAY[%(tag)s]::varchar({MAX_TAG_CHARS})[]"
 _CATEGORY_SQL = " AND category = %(category)s"
 
