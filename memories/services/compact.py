@@ -1,7 +1,6 @@
 """Compaction: many old, unverified agent memories on one theme become one summary memory.
 
-The originals are not deleted: they expire (leave recall and lists, stay stored), and their
-knots stay in the long-term net. Verified memories and what humans, tools or the system wrote
+The originals are not deleted: they expire (leave recall and lists, stay stored). Verified memories and what humans, tools or the system wrote
 are never compacted.
 """
 

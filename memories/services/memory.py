@@ -25,7 +25,8 @@ from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
 
-# Starting raw weight of a memory's knot when the client gives no salience (02 → salience).
+# Salience when the client gives none, by priority: the starting weight the synapse model will give
+# the memory's knot (docs/synapse-model.md, "Knots").
 SALIENCE_BY_PRIORITY = {Priority.LOW: 0.5, Priority.NORMAL: 0.7, Priority.HIGH: 0.85, Priority.CRITICAL: 1.0}
 # Confidence when the client gives none: a human's word is certain, an agent's is inferred.
 CONFIDENCE_USER = 1.0
