@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memories.clustering import clusters_by_tag, summary_content
@@ -19,11 +19,15 @@ from memories.models import Category
 from memories.recall import RecallCounts, RecallEntry, header_of, omission_line, recall_render
 from memories.taggraph import components_of, tag_graph
 
+# Speed is measured in bench/, not asserted here: no per-example deadline on a busy machine.
+untimed = settings(deadline=None)
+
 # --- keys ----------------------------------------------------------------------------------------
 
 categories = st.sampled_from(Category.values)
 
 
+@untimed
 @given(category=categories, content=st.text())
 def test_a_derived_key_is_recognised_as_derived_and_names_no_subject(category, content):
     key = derived_key(category, content)
@@ -31,12 +35,14 @@ def test_a_derived_key_is_recognised_as_derived_and_names_no_subject(category, c
     assert key_stem(key, category) is None
 
 
+@untimed
 @given(category=categories, content=st.text())
 def test_a_derived_key_depends_only_on_category_and_content_and_fits_the_key_limit(category, content):
     assert derived_key(category, content) == derived_key(category, str(content))
     assert len(derived_key(category, content)) <= MAX_KEY_CHARS
 
 
+@untimed
 @given(category=categories, content=st.text(), other=categories)
 def test_a_derived_key_of_one_category_is_not_derived_for_another(category, content, other):
     if other != category and not other.startswith(f"{category}_") and not category.startswith(f"{other}_"):
@@ -48,6 +54,7 @@ def test_a_derived_key_is_the_category_and_the_first_twelve_hex_digits_of_the_sh
     assert derived_key("fact", "abc") == "fact_ba7816bf8f01"
 
 
+@untimed
 @given(key=st.text(min_size=1), category=categories)
 def test_a_key_stem_is_lower_case_and_never_longer_than_the_key(key, category):
     stem = key_stem(key, category)
@@ -81,6 +88,7 @@ def _consistent(lists: list[list[Ranked]]) -> list[list[Ranked]]:
     return [[Ranked(entry.id, recency[entry.id]) for entry in entries] for entries in lists]
 
 
+@untimed
 @given(lists=st.lists(ranked_list, min_size=1, max_size=4), seed=st.integers())
 def test_fusion_does_not_depend_on_the_order_of_the_lists(lists, seed):
     lists = _consistent(lists)
@@ -94,6 +102,7 @@ def test_fusion_does_not_depend_on_the_order_of_the_lists(lists, seed):
     ]
 
 
+@untimed
 @given(lists=st.lists(ranked_list, min_size=1, max_size=4))
 def test_fused_scores_are_the_sum_of_reciprocal_ranks_and_come_best_first(lists):
     lists = _consistent(lists)
@@ -108,6 +117,7 @@ def test_fused_scores_are_the_sum_of_reciprocal_ranks_and_come_best_first(lists)
     assert {hit.id for hit in fused} == {entry.id for entries in lists for entry in entries}
 
 
+@untimed
 @given(rank_a=st.integers(1, 500), rank_b=st.integers(1, 500))
 def test_a_hit_found_by_both_lists_outranks_a_hit_at_the_same_rank_in_one(rank_a, rank_b):
     # "both" is at rank_a of one list and rank_b of the other; "one" is at the better of the two
@@ -143,6 +153,7 @@ def _nodes(tags: list[list[str]]) -> list[tuple[str, list[str]]]:
     return [(f"n{index}", node_tags) for index, node_tags in enumerate(tags)]
 
 
+@untimed
 @given(tags=tag_lists)
 def test_every_pair_sharing_a_tag_has_one_edge_weighted_in_zero_to_one(tags):
     nodes = _nodes(tags)
@@ -162,6 +173,7 @@ def test_every_pair_sharing_a_tag_has_one_edge_weighted_in_zero_to_one(tags):
             assert set(edge.shared_tags) == shared
 
 
+@untimed
 @given(tags=tag_lists)
 def test_the_graph_is_the_same_whichever_end_of_an_edge_is_listed_first(tags):
     forward = tag_graph(_nodes(tags))
@@ -171,6 +183,7 @@ def test_the_graph_is_the_same_whichever_end_of_an_edge_is_listed_first(tags):
     assert (forward.components, forward.isolated) == (backward.components, backward.isolated)
 
 
+@untimed
 @given(tags=tag_lists)
 def test_components_partition_the_nodes_and_no_edge_crosses_two(tags):
     nodes = _nodes(tags)
@@ -213,6 +226,7 @@ items = st.lists(
 ).map(lambda rows: [Item(f"i{index}", tags, content) for index, (tags, content) in enumerate(rows)])
 
 
+@untimed
 @given(
     items=items,
     max_clusters=st.integers(1, 5),
@@ -266,6 +280,7 @@ entries = st.lists(
 ).map(lambda rows: [RecallEntry(**{**vars(row), "key": f"key-{index:03d}"}) for index, row in enumerate(rows)])
 
 
+@untimed
 @given(
     entries=entries,
     hidden=st.integers(0, 20),
