@@ -1,7 +1,7 @@
 """Compaction: many old, unverified agent memories on one theme become one summary memory.
 
-The originals are not deleted: they expire (leave recall and lists, stay stored). Verified memories and what humans, tools or the system wrote
-are never compacted.
+The originals are not deleted: they expire (leave recall and lists, stay stored). Verified
+memories and what humans, tools or the system wrote are never compacted.
 """
 
 from __future__ import annotations
