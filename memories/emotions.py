@@ -1,4 +1,4 @@
-"""Emotion labels and the 8-sector wheel (ref §7.5). Pure: no Django imports.
+"""Emotion labels and the 8-sector wheel (docs/synapse-model.md, "Recall with resonance"). Pure: no Django imports.
 
 A memory's `emotion` is a free label; it is canonicalised through EMOTION_SYNONYMS onto one of
 the eight Plutchik sectors. `neutral` is a known label with no sector (it colours nothing).
@@ -11,7 +11,7 @@ SECTORS: tuple[str, ...] = ("joy", "trust", "fear", "surprise", "sadness", "disg
 
 NEUTRAL = "neutral"
 
-# label → sector. English names and the seed's German labels (with and without umlauts).
+# label → sector. English names and German labels (with and without umlauts).
 EMOTION_SYNONYMS: dict[str, str] = {
     # joy
     "joy": "joy", "happy": "joy", "happiness": "joy", "excitement": "joy", "excited": "joy", "delight": "joy",
@@ -47,14 +47,6 @@ def emotion_canonical(label: str) -> str | None:
     if word == NEUTRAL or word in EMOTION_SYNONYMS:
         return word
     return None
-
-
-def emotion_sector(label: str | None) -> int | None:
-    """The sector index (0..7) of a label; None for empty, neutral or unknown labels."""
-    if not label:
-        return None
-    sector = EMOTION_SYNONYMS.get(label.strip().lower())
-    return SECTORS.index(sector) if sector else None
 
 
 def known_emotion_labels() -> list[str]:

@@ -12,8 +12,23 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
+from memories.limits import (
+    MAX_EMOTION_CHARS,
+    MAX_ENTITY_CHARS,
+    MAX_IDEMPOTENCY_KEY_CHARS,
+    MAX_KEY_CHARS,
+    MAX_TAG_CHARS,
+)
 from memoryproject.public_ids import new_memory_id
 from minds.models import Mind
+from pipelinelog.constants import TURN_ID_MAX_LENGTH
+
+# The unique constraint behind "one memory per (mind, category, key)"; a store that races another
+# recognises its IntegrityError by this name (memories.services.memory).
+UNIQUE_KEY_CONSTRAINT = "memory_unique_mind_category_key"
+# Recall order: priority, then most recently updated, then id. The index memory_recall_order_idx
+# is (mind, *RECALL_ORDER), so recall reads its rows from the index in this order.
+RECALL_ORDER = ("priority_rank", "-updated_at", "id")
 
 
 class ArrayToTsvector(SearchVectorCombinable, Func):
@@ -79,6 +94,10 @@ def current_filter(now) -> models.Q:
     return models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
 
 
+# current_filter as SQL, for the selectors' raw queries: `now` goes in as the named parameter %(now)s.
+CURRENT_SQL = "(expires_at IS NULL OR expires_at > %(now)s)"
+
+
 class Memory(models.Model):
     """What an agent or human stores: the current state the agent works with."""
 
@@ -86,11 +105,11 @@ class Memory(models.Model):
     # Indexed by memory_count_idx below (mind first), so no separate index of its own.
     mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="memories", db_index=False)
     category = models.CharField(max_length=16, choices=Category.choices)
-    key = models.CharField(max_length=128)
+    key = models.CharField(max_length=MAX_KEY_CHARS)
     content = models.TextField()
     # sha256 hex of `content`: the keyless-key rule and "is this the same version" checks.
     content_hash = models.CharField(max_length=64)
-    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=MAX_TAG_CHARS), default=list, blank=True)
     priority = models.CharField(max_length=8, choices=Priority.choices, default=Priority.NORMAL)
     priority_rank = models.GeneratedField(
         expression=Case(
@@ -111,12 +130,12 @@ class Memory(models.Model):
     salience = models.FloatField()
     expires_at = models.DateTimeField(null=True, blank=True)
     # Names as given by the caller; the synapse model resolves them to the mind's entities.
-    entities = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    entities = ArrayField(models.CharField(max_length=MAX_ENTITY_CHARS), default=list, blank=True)
     event_time = models.DateTimeField(null=True, blank=True)
     event_precision = models.CharField(max_length=8, choices=EventPrecision.choices, blank=True, default="")
-    emotion = models.CharField(max_length=32, blank=True, default="")
+    emotion = models.CharField(max_length=MAX_EMOTION_CHARS, blank=True, default="")
     attributes = models.JSONField(default=dict, blank=True)
-    turn_id = models.CharField(max_length=100, blank=True, default="")
+    turn_id = models.CharField(max_length=TURN_ID_MAX_LENGTH, blank=True, default="")
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     # Full text in three configurations at once: `simple` finds every word as written (names,
@@ -141,14 +160,14 @@ class Memory(models.Model):
 
     class Meta:
         verbose_name_plural = "memories"
-        ordering = ["priority_rank", "-updated_at"]
+        ordering = list(RECALL_ORDER[:-1])  # recall order, without the id tie-break
         constraints = [
-            models.UniqueConstraint(fields=["mind", "category", "key"], name="memory_unique_mind_category_key"),
+            models.UniqueConstraint(fields=["mind", "category", "key"], name=UNIQUE_KEY_CONSTRAINT),
         ]
         indexes = [
             # Recall: the mind's memories in recall order, id last so that memories written in one
             # batch (same updated_at) need no sort either.
-            models.Index(fields=["mind", "priority_rank", "-updated_at", "id"], name="memory_recall_order_idx"),
+            models.Index(fields=["mind", *RECALL_ORDER], name="memory_recall_order_idx"),
             # Recall's header counts (current, verified) from the index alone: an index-only scan
             # reads a few narrow pages where the table's rows carry whole vectors.
             models.Index(fields=["mind"], include=["verified", "expires_at"], name="memory_count_idx"),
@@ -200,7 +219,7 @@ class MemoryAudit(models.Model):
     # `user:<id>` or `agent:<key prefix>`.
     actor = models.CharField(max_length=40)
     changed_fields = ArrayField(models.CharField(max_length=32), default=list, blank=True)
-    turn_id = models.CharField(max_length=100, blank=True, default="")
+    turn_id = models.CharField(max_length=TURN_ID_MAX_LENGTH, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -219,7 +238,7 @@ class IdempotencyRecord(models.Model):
     """The first response to a request sent with an `Idempotency-Key`, replayed for 24 h."""
 
     mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
+    key = models.CharField(max_length=MAX_IDEMPOTENCY_KEY_CHARS)
     # sha256 of method, path and body: the same key with another request is a 409.
     request_hash = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField()

@@ -1,6 +1,6 @@
 """The recall text: data in, text out (no ORM, no Django), so the layout is tested as golden files.
 
-Layout (02-memory-api.md → "Recall text"):
+Layout (docs/recall.md):
 
     Mind: <name>
     Memories: N total (V verified, U unverified)

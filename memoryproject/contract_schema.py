@@ -16,22 +16,19 @@ import uritemplate
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
+from memoryproject.api.headers import NO_CONTROL_CHARACTERS_PATTERN
+from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.schema import ERROR_DESCRIPTIONS, ErrorSerializer
 from minds.openapi import MIND_KEY_SCHEME
 from minds.throttling import MindKeyRateThrottle
-from pipelinelog.constants import TURN_ID_MAX_LENGTH
+from pipelinelog.constants import TURN_ID_HEADER, TURN_ID_MAX_LENGTH
 
 RETRY_AFTER_STATUSES = frozenset({429, 503})
 # Methods whose request body the API reads (as JSON): only these can answer 415.
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _UNSAFE_METHODS = _BODY_METHODS | {"DELETE"}
-# No ASCII control characters (the rule of X-Turn-Id and Idempotency-Key; leading and trailing
-# blanks are trimmed by the server).
-NO_CONTROL_CHARACTERS_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 
-TURN_ID_HEADER = "X-Turn-Id"
-MIND_HEADER = "X-Mind"
-MIND_QUERY_PARAMETER = "mind"
+MIND_QUERY_PARAMETER = MIND_PARAM
 
 _TURN_ID_PARAMETER = OpenApiParameter(
     TURN_ID_HEADER,

@@ -57,17 +57,6 @@ def env_int(
     return value
 
 
-def env_float(name: str, default: float, *, environ: Mapping[str, str] | None = None) -> float:
-    """A decimal number."""
-    raw = env_str(name, environ=environ)
-    if raw is None:
-        return default
-    try:
-        return float(raw.strip())
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from None
-
-
 def env_list(name: str, default: list[str], *, environ: Mapping[str, str] | None = None) -> list[str]:
     """A comma-separated list; blanks around items are dropped, empty items ignored."""
     raw = env_str(name, environ=environ)

@@ -8,7 +8,7 @@ Usage in an APIView:
 
     class ThingListView(APIView):
         pagination_class = LimitOffsetPaging
-        page_default_limit = 100
+        page_default_limit = 20  # else DEFAULT_PAGE_LIMIT
 
         def get(self, request):
             return page_response(self, things_list(...), ThingSerializer)

@@ -6,6 +6,7 @@ Every variable is parsed strictly by `memoryproject.env`; a bad value stops the 
 from __future__ import annotations
 
 import secrets
+import tomllib
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,7 +21,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # Local state of a checkout: embedded database, generated secret key, collected static files.
 VAR_DIR = Path(env_str("SYNAPSE_VAR_DIR") or BASE_DIR / "var")
 
-VERSION = "0.1.0"
+# The release, as pyproject.toml states it (its one home); /health and the landing page show it.
+VERSION: str = tomllib.loads((BASE_DIR / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 DEBUG = env_bool("DEBUG", False)
 # True while the checkout's own embedded PostgreSQL serves (DATABASE_URL unset): local use.

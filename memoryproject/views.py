@@ -15,25 +15,25 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories.models import Category
 from memories.selectors.system import service_health
 from memoryproject.errors import database_unavailable_response, error_response
 from memoryproject.outage import DATABASE_RETRY_AFTER_SECONDS, is_database_outage, outage
 
 logger = logging.getLogger(__name__)
 
-AGENT_GUIDE = """Synapse — memory for LLM agents
+AGENT_GUIDE = f"""Synapse — memory for LLM agents
 
 Authenticate every call with your Mind Key: Authorization: Bearer mk_...
 
 At the start of a session, recall what you know:
-  GET /memory/recall                 plain text for your prompt
-  GET /memory/recall?q=<topic>       plus the memories that resonate with the topic
+  GET /memory/recall                 plain text for your prompt, most important memories first
 
 Whenever you learn something worth keeping, store it:
-  POST /memory  {"category": "fact", "key": "office_city", "content": "Office is in Berlin", "tags": ["work"]}
+  POST /memory  {{"category": "fact", "key": "office_city", "content": "Office is in Berlin", "tags": ["work"]}}
   Same category and key again updates it instead of duplicating it.
 
-Categories: identity, preference, fact, project, skill, mistake, context, note.
+Categories: {", ".join(Category.values)}.
 Find things: GET /memory/search?q=<words>
 Full API: /api/docs/ (OpenAPI at /api/schema/)
 """

@@ -13,9 +13,10 @@ from enum import IntEnum
 
 from rest_framework import exceptions
 
+from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.converters import MindIdConverter
 from minds.authentication import AgentPrincipal, is_agent
-from minds.models import Mind, MindShare
+from minds.models import Mind, MindShare, ShareAccess
 from minds.signals import mind_resolved
 
 
@@ -27,7 +28,7 @@ class Access(IntEnum):
 
     @classmethod
     def from_share(cls, acl: str) -> Access:
-        return {"read": cls.READ, "write": cls.WRITE, "admin": cls.ADMIN}[acl]
+        return {ShareAccess.READ: cls.READ, ShareAccess.WRITE: cls.WRITE, ShareAccess.ADMIN: cls.ADMIN}[acl]
 
     @property
     def label(self) -> str:
@@ -85,10 +86,10 @@ def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:
         if need > AGENT_ACCESS:
             raise exceptions.PermissionDenied("A Mind Key cannot do this; a human with access to the mind can.")
         return user.mind, AGENT_ACCESS
-    mind_id = request.query_params.get("mind") or request.headers.get("X-Mind")
+    mind_id = request.query_params.get(MIND_PARAM) or request.headers.get(MIND_HEADER)
     if not mind_id:
         raise exceptions.ValidationError(
-            {"mind": ["Name the mind: add ?mind=<mind id> or the header X-Mind: <mind id>."]}
+            {MIND_PARAM: [f"Name the mind: add ?{MIND_PARAM}=<mind id> or the header {MIND_HEADER}: <mind id>."]}
         )
     return mind_get_for(user=user, mind_id=mind_id.strip(), need=need)
 

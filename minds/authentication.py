@@ -51,10 +51,12 @@ def _bearer_token(request) -> str | None:
     return parts[1]
 
 
+# The WWW-Authenticate challenge of a 401: a bearer token (Mind Key or JWT) for the realm "synapse".
+BEARER_CHALLENGE = 'Bearer realm="synapse"'
+
+
 class MindKeyAuthentication(authentication.BaseAuthentication):
     """`Authorization: Bearer mk_…`. Other bearer tokens are left to the JWT class."""
-
-    www_authenticate_realm = "synapse"
 
     def authenticate(self, request):
         token = _bearer_token(request)
@@ -81,7 +83,7 @@ class MindKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         # Makes DRF answer 401 (not 403) to a missing credential.
-        return f'Bearer realm="{self.www_authenticate_realm}"'
+        return BEARER_CHALLENGE
 
 
 class HumanJWTAuthentication(JWTAuthentication):

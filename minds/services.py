@@ -162,8 +162,8 @@ def mind_update(*, mind: Mind, name: str | None = None, description: str | None 
 
 @transaction.atomic
 def mind_delete(*, mind: Mind) -> None:
-    """Delete a mind and, by CASCADE, everything of it: keys, shares, memories, audit rows,
-    knots, edges, entities, goals and log rows."""
+    """Delete a mind and, by CASCADE, everything that points at it: its keys, shares, memories,
+    audit rows, idempotency records and log rows."""
     mind.delete()
 
 

@@ -1,8 +1,8 @@
 """Every fixed number of the pipeline log, in one place.
 
-The operator-tunable values (flush interval, batch size, retention, the switches) live in
-settings with environment overrides (`memoryproject/settings.py`, section "Pipeline log");
-`setting()` below reads them with these defaults, so the log works even without them.
+The operator-tunable values (flush interval, batch size, retention, the switches) have their
+one home in the settings, with their defaults and environment overrides
+(`memoryproject/settings.py`, section "Pipeline log"); `setting()` below reads them.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 
 from django.conf import settings
 
+# The request header that names a turn (echoed on every response).
+TURN_ID_HEADER = "X-Turn-Id"
 # Longest accepted `X-Turn-Id` / `turn_id`, in characters (the column's max_length).
 TURN_ID_MAX_LENGTH = 100
 # Longest node name, in characters (the column's max_length).
@@ -48,21 +50,8 @@ LOG_BUFFER_MAX_ROWS = 20_000
 # While the database is away the writer retries after 1 s, then doubles the wait up to this (seconds).
 LOG_RETRY_MAX_SECONDS = 60.0
 
-# Defaults of the settings (see memoryproject/settings.py for the environment variables).
-DEFAULTS: dict[str, Any] = {
-    # Master switch: False turns every span, row and buffer off (the request header is still echoed).
-    "PIPELINE_LOG_ENABLED": True,
-    # True writes each span's rows at span end on the caller's connection (tests); False buffers.
-    "PIPELINE_LOG_SYNC": False,
-    # The writer thread flushes at least this often (seconds) …
-    "LOG_FLUSH_SECONDS": 10,
-    # … and as soon as this many rows wait (rows).
-    "LOG_FLUSH_BATCH": 500,
-    # Rows older than this are deleted by the daily retention job (days).
-    "LOG_RETENTION_DAYS": 365,
-}
-
 
 def setting(name: str) -> Any:
-    """The current value of one pipeline-log setting (read per call, so tests can override it)."""
-    return getattr(settings, name, DEFAULTS[name])
+    """The current value of one pipeline-log setting (read per call, so tests can override it):
+    PIPELINE_LOG_ENABLED, PIPELINE_LOG_SYNC, LOG_FLUSH_SECONDS, LOG_FLUSH_BATCH or LOG_RETENTION_DAYS."""
+    return getattr(settings, name)

@@ -21,13 +21,13 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 
+from memoryproject.api.headers import header_value_problem
 from memoryproject.errors import error_response
 from minds.access import caller_label
-from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH, setting
+from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_HEADER, TURN_ID_MAX_LENGTH, setting
 from pipelinelog.redaction import summarize
 from pipelinelog.spans import STATUS_ERROR, Span, current_span, new_turn_id, turn_scope
 
-TURN_HEADER = "X-Turn-Id"
 # Span status of a request the client got wrong (4xx); 5xx is `error`.
 STATUS_CLIENT_ERROR = "client_error"
 # Paths that are never logged: static files (usually answered by whitenoise before us), the
@@ -41,11 +41,8 @@ def turn_id_parse(raw: str | None) -> tuple[str, str | None]:
     if raw is None or not raw.strip():
         return new_turn_id(), None
     value = raw.strip()
-    if len(value) > TURN_ID_MAX_LENGTH:
-        return "", f"X-Turn-Id is {len(value)} characters long; send at most {TURN_ID_MAX_LENGTH}, or leave it out."
-    if any(ord(char) < 32 or ord(char) == 127 for char in value):
-        return "", "X-Turn-Id must not contain control characters."
-    return value, None
+    problem = header_value_problem(TURN_ID_HEADER, value, max_chars=TURN_ID_MAX_LENGTH)
+    return ("", problem) if problem else (value, None)
 
 
 def _querydict_summary(query: QueryDict) -> dict[str, Any]:
@@ -118,9 +115,9 @@ class PipelineLogMiddleware:
         self.skipped_prefixes = (*_SKIPPED_PREFIXES, static_url) if static_url else _SKIPPED_PREFIXES
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        turn_id, problem = turn_id_parse(request.headers.get(TURN_HEADER))
+        turn_id, problem = turn_id_parse(request.headers.get(TURN_ID_HEADER))
         if problem:
-            return error_response(400, "invalid_header", problem, {TURN_HEADER: [problem]})
+            return error_response(400, "invalid_header", problem, {TURN_ID_HEADER: [problem]})
         with turn_scope(turn_id):
             if (
                 not setting("PIPELINE_LOG_ENABLED")
@@ -130,7 +127,7 @@ class PipelineLogMiddleware:
                 response = self.get_response(request)
             else:
                 response = self._logged(request, turn_id)
-        response[TURN_HEADER] = turn_id
+        response[TURN_ID_HEADER] = turn_id
         return response
 
     def _logged(self, request: HttpRequest, turn_id: str) -> HttpResponse:

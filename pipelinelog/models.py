@@ -1,4 +1,4 @@
-"""One row per step of a request or background job (ref §10.1)."""
+"""One row per step of a request or background job (docs/pipeline-log.md, "What a row holds")."""
 
 from __future__ import annotations
 

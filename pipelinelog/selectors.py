@@ -60,7 +60,7 @@ def log_turn_get(*, mind: Mind, turn_id: str) -> TurnTrace | None:
     return TurnTrace(turn_id=turn_id, spans=list(spans.values()), truncated=truncated)
 
 
-# --- Forensic queries (ref §10.6), across minds unless one is named; used by `manage.py log_query`.
+# --- Forensic queries (docs/pipeline-log.md), across minds unless one is named; used by `manage.py log_query`.
 
 
 def _scoped(mind_id: str | None) -> QuerySet[LogEntry]:

@@ -18,10 +18,14 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(scope="module")
 def schema(django_db_blocker) -> dict:
+    from django.db import transaction
     from rest_framework.test import APIClient
 
-    with django_db_blocker.unblock():
+    # Fetched once for the module, outside any test's transaction: whatever the request writes
+    # (its pipeline-log rows) is rolled back here, or it would stay for every later test.
+    with django_db_blocker.unblock(), transaction.atomic():
         response = APIClient().get("/api/schema/?format=json")
+        transaction.set_rollback(True)
     assert response.status_code == 200
     return response.json()
 

@@ -10,10 +10,11 @@ from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
 from memories.api.serializers import MemoryInputSerializer, MemorySerializer
+from memories.keys import derived_key
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
 from memories.selectors.overview import shared_tags_of
-from memories.services.memory import derived_key
+from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
 from memoryproject.api.fields import (
     BodyDurationField,
@@ -28,10 +29,11 @@ from memoryproject.api.fields import (
     StrictChoiceField,
 )
 from memoryproject.api.strict import RejectUnknownFieldsMixin
-from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.pagination import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
-# Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded.
-RECALL_DEFAULT_LIMIT = 100
+# Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded
+# (the default page size of every list, memories).
+RECALL_DEFAULT_LIMIT = DEFAULT_PAGE_LIMIT
 # Longest `q` recall accepts (characters): a topic, not a document.
 RECALL_MAX_QUERY_CHARS = 1000
 # Longest `mode` / `intent` / `mood` label (characters).
@@ -42,7 +44,7 @@ RECALL_MAX_CHARS_LIMIT = 1_000_000
 # Periods /memory/timeline groups by (PostgreSQL date_trunc units).
 TIMELINE_PERIODS = ("hour", "day", "week", "month", "year")
 
-# /memory/graph node limits (02-memory-api.md).
+# /memory/graph node limits (docs/api-memory.md, "Related and graph").
 GRAPH_DEFAULT_NODES = 200
 GRAPH_MIN_NODES = 10
 GRAPH_MAX_NODES = 1000
@@ -50,11 +52,9 @@ GRAPH_MAX_NODES = 1000
 # /memory/contradictions window when `within` is not given (a duration, as clients write it).
 CONTRADICTIONS_DEFAULT_WITHIN = "1d"
 
-# /memory/compact limits (02-memory-api.md).
+# /memory/compact limits (docs/api-memory.md, "Compaction").
 COMPACT_DEFAULT_OLDER_THAN = "30d"  # a duration, as clients write it
-COMPACT_DEFAULT_MAX_CLUSTERS = 10
 COMPACT_MAX_CLUSTERS = 50
-COMPACT_DEFAULT_MIN_CLUSTER_SIZE = 3
 COMPACT_MIN_CLUSTER_SIZE = 2
 COMPACT_MAX_MIN_CLUSTER_SIZE = 20
 
@@ -131,7 +131,7 @@ class HealthSerializer(serializers.Serializer):
 
 
 class TagsQuerySerializer(serializers.Serializer):
-    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT, default=100)
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT, default=DEFAULT_PAGE_LIMIT)
     include_expired = QueryBooleanField(required=False, default=False)
 
 
@@ -148,7 +148,7 @@ class TagsSerializer(serializers.Serializer):
 
 class TimelineQuerySerializer(serializers.Serializer):
     period = _choice(TIMELINE_PERIODS, required=False, default="day")
-    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT, default=100)
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_PAGE_LIMIT, default=DEFAULT_PAGE_LIMIT)
     include_expired = QueryBooleanField(required=False, default=False)
 
 

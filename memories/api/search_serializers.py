@@ -13,10 +13,10 @@ from memoryproject.pagination import MAX_PAGE_LIMIT
 # Longest search text (characters). Enough for a paragraph of conversation as the query;
 # beyond it websearch_to_tsquery builds huge AND-queries that match nothing anyway.
 SEARCH_MAX_QUERY_CHARS = 5000
-# Results when `limit` is not given (02-memory-api.md), and the cap of every list.
+# Results when `limit` is not given (docs/search.md), and the cap of every list.
 SEARCH_DEFAULT_LIMIT = 20
 SEMANTIC_DEFAULT_LIMIT = 10
-# Lowest cosine similarity semantic-search returns when `threshold` is not given (02-memory-api.md).
+# Lowest cosine similarity semantic-search returns when `threshold` is not given (docs/search.md).
 SEMANTIC_DEFAULT_THRESHOLD = 0.3
 
 

@@ -11,6 +11,7 @@ from memories.emotions import emotion_canonical, known_emotion_labels
 from memories.limits import (
     MAX_ATTRIBUTES_BYTES,
     MAX_CONTENT_CHARS,
+    MAX_EMOTION_CHARS,
     MAX_ENTITIES,
     MAX_ENTITY_CHARS,
     MAX_EVENT_TIME_CHARS,
@@ -65,7 +66,7 @@ class MemoryInputSerializer(serializers.Serializer):
     )
     event_time = StrictCharField(required=False, allow_null=True, max_length=MAX_EVENT_TIME_CHARS)
     event_precision = StrictChoiceField(EventPrecision.values, required=False, allow_null=True)
-    emotion = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=32)
+    emotion = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=MAX_EMOTION_CHARS)
     attributes = serializers.DictField(required=False)
 
     def to_internal_value(self, data):
@@ -155,7 +156,7 @@ class MemoryStoredSerializer(MemorySerializer):
     created = serializers.BooleanField()
 
 
-# --- Update, delete, sync, audit, diff, expiring (02-memory-api.md → "Memory") ---------------
+# --- Update, delete, sync, audit, diff, expiring (docs/api-memory.md) ---------------
 
 # Most memories one POST /memory/sync may carry; bigger batches go in several calls.
 MAX_SYNC_MEMORIES = 1000

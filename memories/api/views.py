@@ -22,6 +22,7 @@ from memories.api.serializers import (
     SyncRequestSerializer,
     SyncResultSerializer,
 )
+from memories.limits import MAX_IDEMPOTENCY_KEY_CHARS
 from memories.selectors.memory import (
     memories_by_tag,
     memories_expiring,
@@ -31,7 +32,7 @@ from memories.selectors.memory import (
     memory_get_for,
     memory_list,
 )
-from memories.services.idempotency import MAX_IDEMPOTENCY_KEY_CHARS, idempotency_request_hash, idempotency_run
+from memories.services.idempotency import idempotency_request_hash, idempotency_run
 from memories.services.memory import (
     memories_sync,
     memory_delete,
@@ -40,16 +41,18 @@ from memories.services.memory import (
     memory_update,
     memory_verify,
 )
+from memoryproject.api.headers import header_value_problem
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
-from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
 from minds.access import Access, caller_of, mind_from_request
 from minds.permissions import IsHuman
 from pipelinelog.spans import current_turn_id_or_blank
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-# Page size of the memory lists (02-memory-api.md: GET /memory, /memory/unverified, /memory/audit).
-MEMORY_LIST_LIMIT = 100
+# Page size of the memory lists (docs/api-memory.md: GET /memory, /memory/unverified, /memory/audit):
+# the project's one default page size (rows).
+MEMORY_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 
 _IDEMPOTENCY_PARAMETER = OpenApiParameter(
     IDEMPOTENCY_HEADER,
@@ -80,12 +83,9 @@ def idempotency_key_of(request) -> str | None:
     if key is None:
         return None
     key = key.strip()
-    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY_CHARS:
-        raise ValidationError(
-            {IDEMPOTENCY_HEADER: [f"Send 1–{MAX_IDEMPOTENCY_KEY_CHARS} characters (a uuid4 works), or leave it out."]}
-        )
-    if any(ord(char) < 32 or ord(char) == 127 for char in key):
-        raise ValidationError({IDEMPOTENCY_HEADER: ["Control characters are not allowed; a uuid4 works."]})
+    problem = header_value_problem(IDEMPOTENCY_HEADER, key, max_chars=MAX_IDEMPOTENCY_KEY_CHARS)
+    if problem:
+        raise ValidationError({IDEMPOTENCY_HEADER: [problem]})
     return key
 
 

@@ -10,7 +10,7 @@ similarity is a dot product and the HNSW index (vector_cosine_ops) holds any of 
 | `openai`                | `openai.py`              | `openai:<SYNAPSE_OPENAI_MODEL>`              |
 
 Thresholds on similarities (semantic-search's default, the synapse model's match and anchor
-thresholds) depend on the embedder: see docs/embeddings.md and 03-synapse-model.md §10.
+thresholds) depend on the embedder: see docs/embeddings.md and docs/synapse-model.md §10.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Embedder(Protocol):
     name: str
     dimensions: int
     #: Cosine similarity below which /memory/search drops a vector-only candidate as unrelated.
-    #: Depends on the model (03-synapse-model.md §10); measured per embedder in docs/embeddings.md.
+    #: Depends on the model (docs/synapse-model.md §10); measured per embedder in docs/embeddings.md.
     search_min_similarity: float
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -95,8 +95,3 @@ def get_embedder() -> Embedder:
             if embedder is None:
                 embedder = _built[key] = _build(key)
     return embedder
-
-
-def embed_text(text: str) -> np.ndarray:
-    """One text → one unit vector."""
-    return get_embedder().embed([text])[0]

@@ -55,18 +55,18 @@ def memories_by_tag(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[Memo
     return memories.order_by("-updated_at", "-id")
 
 
-def memories_unverified(*, mind_id: str) -> QuerySet[Memory]:
+def memories_unverified(*, mind_id: str, now: datetime | None = None) -> QuerySet[Memory]:
     """GET /memory/unverified: what no human confirmed yet, most recently updated first, expired left out.
 
     Updated, not created: an agent rewriting a verified memory puts it back at the top of the queue.
     """
-    now = timezone.now()
+    now = now or timezone.now()
     return memories_of(mind_id).filter(verified=False).filter(current_filter(now)).order_by("-updated_at", "-id")
 
 
-def memories_expiring(*, mind_id: str, within: timedelta) -> QuerySet[Memory]:
+def memories_expiring(*, mind_id: str, within: timedelta, now: datetime | None = None) -> QuerySet[Memory]:
     """GET /memory/expiring: memories whose expires_at lies in (now, now + within], soonest first."""
-    now = timezone.now()
+    now = now or timezone.now()
     memories = memories_of(mind_id).filter(expires_at__gt=now, expires_at__lte=time_after(now, within))
     return memories.order_by("expires_at", "id")
 

@@ -3,8 +3,6 @@ contradictions. Reads only; every query filters by mind."""
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -15,11 +13,12 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Trunc
 from django.utils import timezone
 
-from memories.models import Category, Memory, Priority, Source, current_filter
+from memories.keys import key_stem
+from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
 from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
-from memories.services.memory import is_derived_key
+from memories.taggraph import tag_graph
 from memoryproject.timeinput import time_before
 from minds.models import Mind
 
@@ -82,7 +81,7 @@ def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
 
 
 def _expiry_sql(include_expired: bool) -> str:
-    return "" if include_expired else " AND (expires_at IS NULL OR expires_at > %(now)s)"
+    return "" if include_expired else f" AND {CURRENT_SQL}"
 
 
 def mind_tags(*, mind: Mind, limit: int, include_expired: bool = False, now: datetime | None = None) -> dict:
@@ -179,84 +178,6 @@ def shared_tags_of(memory: Memory, other: Memory) -> list[str]:
 
 # Edge layer of two memories that share tags (the synapse model calls shared tags "themes").
 LAYER_THEMES = "themes"
-# Most edges /memory/graph returns, heaviest first; more would not be drawable anyway.
-GRAPH_MAX_EDGES = 5000
-
-
-@dataclass(frozen=True)
-class GraphEdge:
-    source: str
-    target: str
-    weight: float
-    shared_tags: list[str]
-
-
-@dataclass(frozen=True)
-class TagGraph:
-    edges: list[GraphEdge]  # the heaviest `max_edges`
-    edge_count: int  # all edges found
-    components: int  # connected components; an isolated node is one
-    isolated: int  # nodes without an edge
-
-
-def tag_graph(nodes: list[tuple[str, list[str]]], *, max_edges: int = GRAPH_MAX_EDGES) -> TagGraph:
-    """Pure: an edge for every pair of nodes sharing tags, weight = shared / max(len(tags_a), len(tags_b)).
-
-    `nodes` is `[(id, tags)]` (tags de-duplicated). Counting runs in numpy over an n×n matrix
-    (n ≤ 1000), so a mind whose memories all share one tag costs milliseconds, not a Python loop
-    per pair. Edges come heaviest first, ties in node order; `source` is the node that comes
-    first in `nodes`.
-    """
-    count = len(nodes)
-    shared = np.zeros((count, count), dtype=np.int32)
-    by_tag: dict[str, list[int]] = defaultdict(list)
-    for position, (_, tags) in enumerate(nodes):
-        for tag in set(tags):
-            by_tag[tag].append(position)
-    for positions in by_tag.values():
-        if len(positions) > 1:
-            index = np.array(positions)
-            shared[np.ix_(index, index)] += 1
-    sources, targets = np.nonzero(np.triu(shared, k=1))
-    sizes = np.array([len(set(tags)) for _, tags in nodes] or [0], dtype=np.float64)
-    weights = np.round(shared[sources, targets] / np.maximum(sizes[sources], sizes[targets]), 4)
-    order = np.lexsort((targets, sources, -weights))[:max_edges]
-    edges = []
-    for position in order:
-        (id_a, tags_a), (id_b, tags_b) = nodes[sources[position]], nodes[targets[position]]
-        theirs = set(tags_b)
-        edges.append(
-            GraphEdge(
-                source=id_a,
-                target=id_b,
-                weight=float(weights[position]),
-                shared_tags=[tag for tag in dict.fromkeys(tags_a) if tag in theirs],
-            )
-        )
-    adjacent = (shared > 0) & ~np.eye(count, dtype=bool)
-    return TagGraph(
-        edges=edges,
-        edge_count=len(sources),
-        components=_components(adjacent),
-        isolated=int(np.count_nonzero(~adjacent.any(axis=1))),
-    )
-
-
-def _components(adjacent: np.ndarray) -> int:
-    """Connected components of a symmetric boolean adjacency matrix (breadth-first, row-wise)."""
-    unvisited = np.ones(len(adjacent), dtype=bool)
-    components = 0
-    for start in range(len(adjacent)):
-        if not unvisited[start]:
-            continue
-        components += 1
-        unvisited[start] = False
-        frontier = np.zeros(len(adjacent), dtype=bool)
-        frontier[start] = True
-        while frontier.any():
-            frontier = adjacent[frontier].any(axis=0) & unvisited
-            unvisited &= ~frontier
-    return components
 
 
 def mind_graph(
@@ -333,19 +254,6 @@ def mind_graph(
 CONTRADICTION_MIN_SIMILARITY = 0.6
 # Most memories of the window compared (the most recently updated); pairwise is quadratic.
 CONTRADICTION_MAX_CANDIDATES = 500
-# A trailing version suffix of a key: `_2`, `-v3`, `.v1.2`, `_version_4`, `:2026` (separator, an
-# optional `v` or `version`, digits, optionally more dot/underscore-separated digit groups).
-_KEY_VERSION_SUFFIX = re.compile(r"[_.:\-](?:v|version[_\-]?)?\d+(?:[._]\d+)*$")
-
-
-def key_stem(key: str, category: str) -> str | None:
-    """The subject a key names: lower-cased, one trailing version suffix removed. None for a key
-    the server derived from the content (`<category>_<12 hex>`), which names no subject."""
-    lowered = key.lower()
-    if is_derived_key(lowered, category):
-        return None
-    stem = _KEY_VERSION_SUFFIX.sub("", lowered)
-    return stem or lowered
 
 
 def _same_text(a: str, b: str) -> bool:

@@ -8,15 +8,11 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from memories.models import Memory, current_filter
+from memories.models import RECALL_ORDER, Memory, current_filter
 from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
 from memories.selectors.memory import memories_of
 from minds.models import Mind
 from pipelinelog.spans import current_span
-
-# Recall order: priority, then most recently updated, then id. The order of the index
-# `memory_recall_order_idx` (mind, priority_rank, -updated_at, id): change both together.
-RECALL_ORDER = ("priority_rank", "-updated_at", "pk")
 
 
 @dataclass(frozen=True)

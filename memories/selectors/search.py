@@ -22,14 +22,12 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memories.embedders import get_embedder
-from memories.models import Memory
+from memories.fusion import Ranked, rrf_fuse
+from memories.limits import MAX_TAG_CHARS
+from memories.models import CURRENT_SQL, Memory
 from memories.selectors.memory import memories_of
 from pipelinelog.spans import current_span
 
-# The k of reciprocal rank fusion: a hit at rank r of a list scores 1 / (k + r). 60 is the value
-# of the original RRF paper (Cormack et al., 2009); it keeps one list's top hit from drowning
-# a document that both lists rank well.
-RRF_K = 60
 # Candidates each list contributes before fusion (rows), at least; more when `limit` is larger.
 SEARCH_MIN_CANDIDATES = 50
 # pgvector's maximum hnsw.ef_search (rows): the HNSW scan's candidate list.
@@ -54,7 +52,7 @@ MATCHED_VECTOR = "vector"
 @dataclass(frozen=True)
 class SearchHit:
     memory: Memory
-    score: float  # the RRF score: sum of 1 / (RRF_K + rank) over the lists that found it
+    score: float  # the RRF score (memories.fusion.rrf_score): sum of 1 / (RRF_K + rank) over the lists that found it
     matched: tuple[str, ...]  # ("text",), ("vector",) or ("text", "vector")
 
 
@@ -245,8 +243,8 @@ def _text_sql(where: str, query: TextQuery) -> str:
 
 
 # The mind first, then expiry (as `memories.models.current_filter`), then the optional filters.
-_WHERE_SQL = "mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)"
-_TAG_SQL = " AND tags @> ARRAY[%(tag)s]::varchar(64)[]"
+_WHERE_SQL = f"mind_id = %(mind_id)s AND {CURRENT_SQL}"
+_TAG_SQL = f" AND tags @> ARRAY[%(tag)s]::varchar({MAX_TAG_CHARS})[]"
 _CATEGORY_SQL = " AND category = %(category)s"
 
 
@@ -333,22 +331,11 @@ def _ranked_lists(rows: list[tuple], *, floor: float) -> dict[str, list[Candidat
 
 
 def _fuse(ranked: dict[str, list[Candidate]]) -> list[tuple[str, float, tuple[str, ...]]]:
-    """Reciprocal rank fusion of ranked lists (rank 1 = best) into (pk, score, matched), best first.
-
-    Ties (equal scores) go to the candidate with the better single rank, then the more recently updated.
-    """
-    scores: dict[str, float] = {}
-    best_rank: dict[str, int] = {}
-    matched: dict[str, list[str]] = {}
-    updated_at: dict[str, datetime] = {}
-    for list_name, candidates in ranked.items():
-        for rank, candidate in enumerate(candidates, start=1):
-            scores[candidate.pk] = scores.get(candidate.pk, 0.0) + 1.0 / (RRF_K + rank)
-            best_rank[candidate.pk] = min(best_rank.get(candidate.pk, rank), rank)
-            matched.setdefault(candidate.pk, []).append(list_name)
-            updated_at.setdefault(candidate.pk, candidate.updated_at)
-    order = sorted(scores, key=lambda pk: (-scores[pk], best_rank[pk], -updated_at[pk].timestamp(), pk))
-    return [(pk, scores[pk], tuple(matched[pk])) for pk in order]
+    """Reciprocal rank fusion (memories.fusion.rrf_fuse) of ranked lists into (pk, score, matched), best first."""
+    fused = rrf_fuse(
+        {name: [Ranked(c.pk, c.updated_at.timestamp()) for c in candidates] for name, candidates in ranked.items()}
+    )
+    return [(hit.id, hit.score, hit.matched) for hit in fused]
 
 
 def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: float) -> list[SemanticHit]:

@@ -1,38 +1,33 @@
 """Compaction: many old, unverified agent memories on one theme become one summary memory.
 
-The originals are not deleted: they expire (leave recall and lists, stay stored), and their
-knots stay in the long-term net. Verified memories and what humans, tools or the system wrote
-are never compacted.
+The originals are not deleted: they expire (leave recall and lists, stay stored). Verified
+memories and what humans, tools or the system wrote are never compacted.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
+from memories.clustering import clusters_by_tag, summary_content
 from memories.limits import MAX_CONTENT_CHARS
 from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Source, current_filter
-from memories.services.memory import audit_row, memory_store
+from memories.services.memory import MEMORY_LOCK_OF, audit_row, memory_store
 from memoryproject.timeinput import time_before
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
 
-# Confidence of a summary: inferred by the system, like any non-human memory (02-memory-api.md).
-SUMMARY_CONFIDENCE = 0.7
 # Most candidates one run looks at (the oldest first); keeps a run bounded on a huge mind.
 COMPACT_MAX_CANDIDATES = 5000
+# Groups one run writes at most, and the fewest memories a group needs, unless the caller says (groups, memories).
+COMPACT_DEFAULT_MAX_CLUSTERS = 10
+COMPACT_DEFAULT_MIN_CLUSTER_SIZE = 3
 # Most memories folded into one summary; the rest of a big theme waits for the next run.
 COMPACT_MAX_CLUSTER_MEMBERS = 100
-# Prefix of each member's line in the summary (an extractive list).
-SUMMARY_BULLET = "- "
-# Indentation of a member's second and later lines under its bullet.
-SUMMARY_CONTINUATION = "  "
 
 
 @dataclass(frozen=True)
@@ -61,58 +56,6 @@ class CompactResult:
         return sum(cluster.size for cluster in self.clusters)
 
 
-def _summary_entry(content: str) -> str:
-    """One member's part of the summary: its bullet, and its further lines indented under it."""
-    first, *rest = content.splitlines() or [""]
-    return "\n".join([SUMMARY_BULLET + first, *(SUMMARY_CONTINUATION + line if line else "" for line in rest)])
-
-
-def summary_content(contents: Sequence[str]) -> str:
-    """The members' contents as a list, one bullet each, oldest first; their own line breaks are
-    kept, indented under the bullet."""
-    return "\n".join(_summary_entry(content) for content in contents)
-
-
-def clusters_by_tag(
-    memories: Sequence[Memory], *, max_clusters: int, min_cluster_size: int
-) -> list[tuple[list[Memory], list[str]]]:
-    """Group memories by tag overlap, greedily: the tag most of the remaining memories carry
-    (ties: alphabetical) seeds a group of the remaining memories carrying it (oldest first, at
-    most COMPACT_MAX_CLUSTER_MEMBERS, and no more than fit into one summary); a memory joins at
-    most one group. Stops when no tag is carried by `min_cluster_size` remaining memories, or at
-    `max_clusters` groups. Returns `[(members, shared tags)]`; the shared tags are those every
-    member carries, in the order of the oldest member's tags."""
-    remaining = list(memories)
-    tried: set[str] = set()
-    groups: list[tuple[list[Memory], list[str]]] = []
-    while len(groups) < max_clusters:
-        counts = Counter(tag for memory in remaining for tag in set(memory.tags) if tag not in tried)
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        if not ranked or ranked[0][1] < min_cluster_size:
-            break
-        seed = ranked[0][0]
-        tried.add(seed)
-        members: list[Memory] = []
-        length = 0  # of the summary of `members`: their entries joined by line breaks
-        for memory in remaining:
-            if seed not in memory.tags:
-                continue
-            longer = length + (1 if members else 0) + len(_summary_entry(memory.content))
-            if longer > MAX_CONTENT_CHARS:
-                break
-            members.append(memory)
-            length = longer
-            if len(members) == COMPACT_MAX_CLUSTER_MEMBERS:
-                break
-        if len(members) < min_cluster_size:
-            continue  # the theme's memories are too long to fold together; try the next tag
-        shared = [tag for tag in members[0].tags if all(tag in member.tags for member in members[1:])]
-        groups.append((members, shared))
-        taken = {member.pk for member in members}
-        remaining = [memory for memory in remaining if memory.pk not in taken]
-    return groups
-
-
 def _compactable(*, mind: Mind, older_than: timedelta, category: str | None, now: datetime):
     """Old unverified agent memories that are still current and carry tags, oldest first."""
     memories = (
@@ -139,23 +82,27 @@ def memories_compact(
     caller: Caller,
     older_than: timedelta,
     dry_run: bool = False,
-    max_clusters: int = 10,
-    min_cluster_size: int = 3,
+    max_clusters: int = COMPACT_DEFAULT_MAX_CLUSTERS,
+    min_cluster_size: int = COMPACT_DEFAULT_MIN_CLUSTER_SIZE,
     category: str | None = None,
     turn_id: str = "",
 ) -> CompactResult:
     """POST /memory/compact. Groups old (last written more than `older_than` ago),
     unverified, agent-written memories by tag overlap; per group writes one summary memory
-    (source system, confidence 0.7, the members' contents as a list, the shared tags, the
+    (source system, the confidence of any non-human memory, the members' contents as a list, the shared tags, the
     highest member priority, `attributes.compacted_from` = the member ids) and expires the
     members now. All in one transaction; `dry_run` only reports the groups."""
     now = timezone.now()
     candidates = _compactable(mind=mind, older_than=older_than, category=category, now=now)
     if not dry_run:
         # Another compaction or an agent's write must not change a member between choosing and expiring it.
-        candidates = candidates.select_for_update(of=("self",))
+        candidates = candidates.select_for_update(of=MEMORY_LOCK_OF)
     groups = clusters_by_tag(
-        list(candidates[:COMPACT_MAX_CANDIDATES]), max_clusters=max_clusters, min_cluster_size=min_cluster_size
+        list(candidates[:COMPACT_MAX_CANDIDATES]),
+        max_clusters=max_clusters,
+        min_cluster_size=min_cluster_size,
+        max_members=COMPACT_MAX_CLUSTER_MEMBERS,
+        max_chars=MAX_CONTENT_CHARS,
     )
     span = current_span()
     clusters: list[CompactCluster] = []
@@ -177,7 +124,7 @@ def memories_compact(
                 "tags": shared,
                 "priority": min((member.priority for member in members), key=PRIORITY_RANK.__getitem__),
                 "source": Source.SYSTEM,
-                "confidence": SUMMARY_CONFIDENCE,
+                # No confidence: memory_store gives a system memory the inferred one (CONFIDENCE_OTHER).
                 "attributes": {"compacted_from": member_ids},
             },
             caller=system,

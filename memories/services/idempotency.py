@@ -24,8 +24,6 @@ from pipelinelog.spans import current_span
 
 # How long a key is remembered; older records are ignored and purged daily.
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
-# Longest key a client may send, in characters (the column's length).
-MAX_IDEMPOTENCY_KEY_CHARS = 255
 # Attempts to claim a key: the second one finds the record a concurrent request committed.
 _CLAIM_ATTEMPTS = 2
 # response_status of a claimed record whose request has not finished; never visible outside its transaction.

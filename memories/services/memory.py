@@ -3,7 +3,6 @@ defaults, audit rows and promotion."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -18,24 +17,23 @@ from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
-from memories.models import AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
+from memories.keys import content_hash_of, derived_key
+from memories.models import UNIQUE_KEY_CONSTRAINT, AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
 from memoryproject.errors import Conflict, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
 
-# Starting raw weight of a memory's knot when the client gives no salience (02 → salience).
+# Salience when the client gives none, by priority: the starting weight the synapse model will give
+# the memory's knot (docs/synapse-model.md, "Knots").
 SALIENCE_BY_PRIORITY = {Priority.LOW: 0.5, Priority.NORMAL: 0.7, Priority.HIGH: 0.85, Priority.CRITICAL: 1.0}
 # Confidence when the client gives none: a human's word is certain, an agent's is inferred.
 CONFIDENCE_USER = 1.0
 CONFIDENCE_OTHER = 0.7
-# Length of the content hash in a derived key: `<category>_<12 hex>`.
-DERIVED_KEY_HEX = 12
-# The unique constraint behind "one memory per (mind, category, key)" (memories.models.Memory).
-UNIQUE_KEY_CONSTRAINT = "memory_unique_mind_category_key"
-# Only the row itself: joining verified_by must not lock the verifying user's row too.
-_LOCK_OF = ("self",)
+# What a write locks of the rows it reads: only the memory itself; joining verified_by must not
+# lock the verifying user's row too (select_for_update(of=…)).
+MEMORY_LOCK_OF = ("self",)
 
 # full_clean() would query the database to confirm these foreign keys exist; the database's
 # own constraints already guarantee it, so the store path skips those queries. The embedding
@@ -61,22 +59,6 @@ SYNC_UPDATE_BATCH = 100
 SYNC_WRITE_STAMPS = ("updated_at", "changed_at", "turn_id")
 # Written only for the memories whose content a sync rewrote (the others never load their vector).
 SYNC_REWRITE_FIELDS = ["content", "content_hash", "embedding", "embedding_model"]
-
-
-def content_hash_of(content: str) -> str:
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()
-
-
-def derived_key(category: str, content: str) -> str:
-    """The key of a keyless memory: the same content in the same category is the same memory."""
-    return f"{category}_{content_hash_of(content)[:DERIVED_KEY_HEX]}"
-
-
-def is_derived_key(key: str, category: str) -> bool:
-    """Whether `key` has the shape `derived_key` gives a keyless memory of `category`."""
-    prefix = f"{category}_"
-    digest = key[len(prefix) :]
-    return key.startswith(prefix) and len(digest) == DERIVED_KEY_HEX and all(c in "0123456789abcdef" for c in digest)
 
 
 @dataclass(frozen=True)
@@ -312,7 +294,7 @@ def memories_for_write(mind_id: str) -> QuerySet[Memory]:
     user's), without the vector and the tsvector — the widest columns, which no write decision
     reads (a new embedding is assigned, and so saved, when the content changes) — and with the
     verifying user joined, because the answer shows their email."""
-    return memories_of(mind_id).select_for_update(of=_LOCK_OF)
+    return memories_of(mind_id).select_for_update(of=MEMORY_LOCK_OF)
 
 
 def _locked(memory: Memory) -> Memory:

@@ -63,18 +63,29 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
-# In the schema: an ISO 8601 string (epoch seconds are accepted too, see the description).
-@extend_schema_field({"type": "string", "format": "date-time", "description": "ISO 8601 or epoch seconds"})
-class FlexibleTimeField(serializers.Field):
-    """ISO 8601 or epoch seconds in; ISO 8601 UTC out."""
+class _ParsedField(serializers.Field):
+    """A value one parser of memoryproject.timeinput turns into Python; its ValueError, which
+    says what is wrong and what is allowed, becomes the field's message."""
 
-    default_error_messages = {"invalid_time": "{reason}"}
+    default_error_messages = {"invalid": "{reason}"}
+
+    @staticmethod
+    def parse(data):  # the subclass's parser
+        raise NotImplementedError
 
     def to_internal_value(self, data):
         try:
-            return parse_time(data)
+            return self.parse(data)
         except ValueError as error:
-            self.fail("invalid_time", reason=str(error))
+            self.fail("invalid", reason=str(error))
+
+
+# In the schema: an ISO 8601 string (epoch seconds are accepted too, see the description).
+@extend_schema_field({"type": "string", "format": "date-time", "description": "ISO 8601 or epoch seconds"})
+class FlexibleTimeField(_ParsedField):
+    """ISO 8601 or epoch seconds in; ISO 8601 UTC out."""
+
+    parse = staticmethod(parse_time)
 
     def to_representation(self, value):
         return serializers.DateTimeField().to_representation(value)
@@ -84,16 +95,10 @@ class FlexibleTimeField(serializers.Field):
 
 
 @extend_schema_field({"type": "string", "example": "7d"})
-class DurationParamField(serializers.Field):
+class DurationParamField(_ParsedField):
     """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
 
-    default_error_messages = {"invalid_duration": "{reason}"}
-
-    def to_internal_value(self, data):
-        try:
-            return parse_duration(data)
-        except ValueError as error:
-            self.fail("invalid_duration", reason=str(error))
+    parse = staticmethod(parse_duration)
 
     def get_default(self):
         # DRF hands defaults over unparsed; the default is documented as "7d", so parse it here.

@@ -10,10 +10,11 @@ from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
 
 from memoryproject.api.fields import QUERY_BOOLEAN_HELP, choices_help, query_boolean_of
+from memoryproject.api.params import MIND_PARAM, PAGE_PARAMS
 from memoryproject.api.strict import unknown_params_reject
 
 # Parameters every list takes besides its filters: the mind (humans) and paging.
-COMMON_PARAMS = ("mind", "limit", "offset")
+COMMON_PARAMS = (MIND_PARAM, *PAGE_PARAMS)
 
 
 class QueryBooleanFormField(forms.Field):

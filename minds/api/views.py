@@ -36,6 +36,7 @@ from minds.api.serializers import (
     TokenPairSerializer,
     TokenRefreshInputSerializer,
 )
+from minds.authentication import BEARER_CHALLENGE
 from minds.permissions import IsHuman
 from minds.selectors import (
     mind_get_with_access,
@@ -85,7 +86,7 @@ class _AnonymousView(APIView):
 
     def get_authenticate_header(self, request) -> str:
         # A wrong password or token is a 401; DRF makes it 403 when no challenge is named.
-        return 'Bearer realm="synapse"'
+        return BEARER_CHALLENGE
 
 
 class RegisterView(_AnonymousView):
@@ -144,7 +145,6 @@ class _HumanView(APIView):
 
 class MindCollectionView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer(many=True), **error_responses(400, 401, 403)})
     def get(self, request):
@@ -165,7 +165,6 @@ class MindCollectionView(_HumanView):
 
 class MindSharedListView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer(many=True), **error_responses(400, 401, 403)})
     def get(self, request):
@@ -203,7 +202,6 @@ class MindDetailView(_HumanView):
 
 class MindKeyCollectionView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(tags=MINDS_TAG, responses={200: MindKeySerializer(many=True), **error_responses(400, *MIND_ERRORS)})
     def get(self, request, mind_id: str):
@@ -252,7 +250,6 @@ class MindShareCreateView(_HumanView):
 
 class MindShareCollectionView(_HumanView):
     pagination_class = LimitOffsetPaging
-    page_default_limit = 100
 
     @extend_schema(
         tags=MINDS_TAG, responses={200: MindShareSerializer(many=True), **error_responses(400, *MIND_ERRORS)}

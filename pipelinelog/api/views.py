@@ -8,18 +8,20 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.api.params import MIND_HEADER, MIND_PARAM
+from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
 from minds.access import Access, mind_from_request
 from pipelinelog.api.filters import LogEntryFilterSet
 from pipelinelog.api.serializers import LogEntrySerializer, TurnTraceSerializer
 from pipelinelog.models import Kind
 from pipelinelog.selectors import log_entries_of_mind, log_turn_get
 
-# Rows per page of GET /log unless `limit` says otherwise (the shared cap, 1000, applies).
-LOG_LIST_LIMIT = 100
+# Rows per page of GET /log unless `limit` says otherwise: the project's one default page size
+# (the shared cap, MAX_PAGE_LIMIT, applies).
+LOG_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 
 _MIND_PARAMETER = OpenApiParameter(
-    "mind", OpenApiTypes.STR, description="The mind (humans; a Mind Key reads its own). Or header X-Mind."
+    MIND_PARAM, OpenApiTypes.STR, description=f"The mind (humans; a Mind Key reads its own). Or header {MIND_HEADER}."
 )
 _FILTER_PARAMETERS = [
     OpenApiParameter("turn_id", OpenApiTypes.STR, description="Rows of this turn."),

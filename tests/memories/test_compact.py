@@ -8,9 +8,10 @@ import pytest
 from django.utils import timezone
 
 from memories.api.overview_serializers import CompactRequestSerializer
+from memories.clustering import clusters_by_tag, summary_content
 from memories.models import Memory, MemoryAudit
 from memories.services import compact
-from memories.services.compact import memories_compact, summary_content
+from memories.services.compact import memories_compact
 from tests.memories.insights_support import agent_caller, human_caller, remember
 
 pytestmark = pytest.mark.django_db
@@ -237,6 +238,10 @@ def test_the_summary_lists_each_member_and_indents_its_further_lines():
     assert summary_content(["One", "Two lines\nsecond line", "Three"]) == ("- One\n- Two lines\n  second line\n- Three")
 
 
+# Bounds no test example reaches.
+UNBOUNDED = {"max_members": 100, "max_chars": 50_000}
+
+
 def unsaved(pk: str, tags: list[str], content: str = "c") -> Memory:
     return Memory(id=pk, tags=tags, content=content, category="fact")
 
@@ -244,10 +249,10 @@ def unsaved(pk: str, tags: list[str], content: str = "c") -> Memory:
 def test_the_tag_most_memories_carry_seeds_the_first_group():
     memories = [unsaved("a", ["x", "y"]), unsaved("b", ["x"]), unsaved("c", ["x"]), unsaved("d", ["y"]),
                 unsaved("e", ["y"]), unsaved("f", ["y", "z"])]  # fmt: skip
-    groups = compact.clusters_by_tag(memories, max_clusters=10, min_cluster_size=3)
+    groups = clusters_by_tag(memories, max_clusters=10, min_cluster_size=3, **UNBOUNDED)
     # y (4) beats x (3); then only b and c carry x: too few.
     assert [([m.pk for m in members], shared) for members, shared in groups] == [(["a", "d", "e", "f"], ["y"])]
-    groups = compact.clusters_by_tag(memories, max_clusters=10, min_cluster_size=2)
+    groups = clusters_by_tag(memories, max_clusters=10, min_cluster_size=2, **UNBOUNDED)
     assert [([m.pk for m in members], shared) for members, shared in groups] == [
         (["a", "d", "e", "f"], ["y"]),
         (["b", "c"], ["x"]),
@@ -256,22 +261,21 @@ def test_the_tag_most_memories_carry_seeds_the_first_group():
 
 def test_equally_common_tags_are_taken_alphabetically():
     memories = [unsaved("p", ["n"]), unsaved("q", ["n"]), unsaved("r", ["m"]), unsaved("s", ["m"])]
-    groups = compact.clusters_by_tag(memories, max_clusters=10, min_cluster_size=2)
+    groups = clusters_by_tag(memories, max_clusters=10, min_cluster_size=2, **UNBOUNDED)
     assert [shared for _, shared in groups] == [["m"], ["n"]]
 
 
-def test_a_theme_whose_contents_do_not_fit_one_summary_is_skipped(monkeypatch):
-    monkeypatch.setattr(compact, "MAX_CONTENT_CHARS", 20)
+def test_a_theme_whose_contents_do_not_fit_one_summary_is_skipped():
     memories = [unsaved("a", ["x"], "a" * 10), unsaved("b", ["x"], "b" * 10)]
     # "- aaaaaaaaaa\n- bbbbbbbbbb" is 25 characters: only one member fits, fewer than 2.
-    assert compact.clusters_by_tag(memories, max_clusters=10, min_cluster_size=2) == []
+    assert clusters_by_tag(memories, max_clusters=10, min_cluster_size=2, max_members=100, max_chars=20) == []
 
 
 @pytest.mark.parametrize("spare", [0, -1])
-def test_a_group_takes_members_while_their_summary_fits(monkeypatch, spare):
+def test_a_group_takes_members_while_their_summary_fits(spare):
     contents = ["a" * 10, "two lines\n\nand a gap", "", "last"]
-    monkeypatch.setattr(compact, "MAX_CONTENT_CHARS", len(summary_content(contents)) + spare)
     memories = [unsaved(str(index), ["x"], content) for index, content in enumerate(contents)]
-    (members, _), *_ = compact.clusters_by_tag(memories, max_clusters=1, min_cluster_size=2)
+    fit = len(summary_content(contents)) + spare
+    (members, _), *_ = clusters_by_tag(memories, max_clusters=1, min_cluster_size=2, max_members=100, max_chars=fit)
     # With one character less the last member no longer fits.
     assert [member.content for member in members] == contents[: len(contents) + spare]

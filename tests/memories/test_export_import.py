@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memories.embedders import embed_text
+from memories.embedders import get_embedder
 from memories.models import Memory, MemoryAudit
 from minds.models import Mind
 from minds.services import mind_create
@@ -257,7 +257,7 @@ def test_an_import_locks_the_stored_rows_without_loading_their_vectors_and_embed
     assert len(locks) == 1
     assert '"memories_memory"."embedding"' not in locks[0]
     memory = Memory.objects.get(mind=mind.mind, key="city")
-    assert list(memory.embedding) == pytest.approx(list(embed_text("Hamburg")), abs=1e-6)
+    assert list(memory.embedding) == pytest.approx(list(get_embedder().embed(["Hamburg"])[0]), abs=1e-6)
 
 
 def test_an_older_version_in_the_file_does_not_overwrite_a_newer_memory(mind):

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.models import Memory
+from memories.selectors.memory import memories_expiring
 from memories.services.memory import memory_store
 from minds.access import caller_of
 from minds.authentication import AgentPrincipal
@@ -224,14 +225,14 @@ def test_expiring_takes_seconds_or_a_unit(mind, within):
     assert ids(mind.agent.get(f"/memory/expiring?within={within}")) == [soon.pk]
 
 
-def test_the_expiring_window_excludes_now_and_includes_now_plus_within(mind, monkeypatch):
+def test_the_expiring_window_excludes_now_and_includes_now_plus_within(mind):
     now = timezone.now()
     at_now = store(mind, content="a", expires_at=now)
     at_end = store(mind, content="b", expires_at=now + timedelta(hours=2))
     store(mind, content="c", expires_at=now + timedelta(hours=2, microseconds=1))
-    monkeypatch.setattr(timezone, "now", lambda: now)
-    assert ids(mind.agent.get("/memory/expiring?within=2h")) == [at_end.pk]
-    assert at_now.pk not in ids(mind.agent.get("/memory/expiring?within=1d"))
+    expiring = lambda within: [m.pk for m in memories_expiring(mind_id=mind.mind.pk, within=within, now=now)]  # noqa: E731
+    assert expiring(timedelta(hours=2)) == [at_end.pk]
+    assert at_now.pk not in expiring(timedelta(days=1))
 
 
 def test_a_window_reaching_past_the_year_9999_lists_everything_that_expires(mind):

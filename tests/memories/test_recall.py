@@ -1,5 +1,5 @@
 """GET /memory/recall: the prompt text (golden files in tests/memories/golden/, written by hand
-from the layout in 02-memory-api.md), its JSON form, its parameters and its query budget."""
+from the layout in docs/recall.md), its JSON form, its parameters and its query budget."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memories.models import Memory
+from memories.models import RECALL_ORDER, Memory
 from memories.recall import RecallCounts, RecallEntry, recall_render
-from memories.selectors.recall import RECALL_ORDER
 from tests.memories.insights_support import T0, agent_caller, human_caller, minutes, remember
 
 pytestmark = pytest.mark.django_db
@@ -234,9 +233,13 @@ def test_recall_does_not_grow_queries_with_the_number_of_memories(mind):
     assert sum("memories_memory" in query["sql"] for query in few.captured_queries) == 2
 
 
-def test_the_recall_order_is_the_order_of_its_index():
+def test_recall_order_is_priority_then_most_recently_updated_then_id_as_its_index_stores_it():
+    assert RECALL_ORDER == ("priority_rank", "-updated_at", "id")
     index = next(index for index in Memory._meta.indexes if index.name == "memory_recall_order_idx")
-    assert index.fields == ["mind", *("id" if name == "pk" else name for name in RECALL_ORDER)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index.name])
+        (definition,) = cursor.fetchone()
+    assert definition.endswith("(mind_id, priority_rank, updated_at DESC, id)")
 
 
 # --- the pure renderer ------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories.selectors import overview
-from memories.selectors.overview import GraphEdge, tag_graph
+from memories import taggraph
+from memories.taggraph import GraphEdge, tag_graph
 from tests.memories.insights_support import T0, agent_caller, minutes, remember
 
 pytestmark = pytest.mark.django_db
@@ -131,7 +131,7 @@ def test_a_thousand_nodes_sharing_one_tag_are_counted_without_an_object_per_pair
             super().__init__(**fields)
             built.append(self)
 
-    monkeypatch.setattr(overview, "GraphEdge", CountedEdge)
+    monkeypatch.setattr(taggraph, "GraphEdge", CountedEdge)
     graph = tag_graph([(f"n{i}", ["common", f"own{i}"]) for i in range(1000)])
     assert (graph.edge_count, len(graph.edges), graph.components) == (499_500, 5000, 1)
     # The 499,500 pairs are counted in numpy; only the returned edges become objects.

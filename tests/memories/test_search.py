@@ -13,8 +13,9 @@ from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from memories.fusion import RRF_K
 from memories.models import Memory
-from memories.selectors.search import RRF_K, Candidate, TextQuery, _fuse, memories_text_search, text_query
+from memories.selectors.search import Candidate, TextQuery, _fuse, memories_text_search, text_query
 from memories.services.memory import memory_store
 from minds.access import caller_of
 from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — registers the `fake_server` fixture

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memories.embedders import embed_text
+from memories.embedders import get_embedder
 from memories.models import Memory, MemoryAudit
 
 pytestmark = pytest.mark.django_db
@@ -233,10 +233,15 @@ def test_an_upsert_keeps_the_vector_when_the_content_stays_and_replaces_it_when_
     memory_id = store(mind.agent, category="fact", key="city", content="Berlin").json()["id"]
     store(mind.agent, category="fact", key="city", content="Berlin", tags=["home"])
     kept = Memory.objects.get(pk=memory_id)
-    assert (kept.tags, list(kept.embedding)) == (["home"], pytest.approx(list(embed_text("Berlin")), abs=1e-6))
+    assert (kept.tags, list(kept.embedding)) == (
+        ["home"],
+        pytest.approx(list(get_embedder().embed(["Berlin"])[0]), abs=1e-6),
+    )
 
     store(mind.agent, category="fact", key="city", content="Hamburg")
-    assert list(Memory.objects.get(pk=memory_id).embedding) == pytest.approx(list(embed_text("Hamburg")), abs=1e-6)
+    assert list(Memory.objects.get(pk=memory_id).embedding) == pytest.approx(
+        list(get_embedder().embed(["Hamburg"])[0]), abs=1e-6
+    )
 
 
 def test_an_upsert_that_keeps_the_content_neither_reads_nor_writes_the_vector(mind, settings):

@@ -87,10 +87,15 @@ def test_an_error_message_is_redacted_before_it_is_cut():
     assert message.startswith("x" * 490 + "[redacted]")
 
 
-def test_fail_outside_any_span_writes_nothing():
+def test_once_a_span_has_ended_a_failure_reaches_no_span():
+    with span("tests.ended") as ended:
+        pass
     current_span().fail(ValueError("nobody listens"))
 
-    assert LogEntry.objects.count() == 0
+    assert current_span() is not ended
+    assert sorted(LogEntry.objects.values_list("span_id", "kind")) == sorted(
+        [(ended.span_id, "span_start"), (ended.span_id, "span_end")]
+    )
 
 
 def test_a_nested_span_inherits_turn_source_and_mind_and_gets_its_own_span_id(mind):

@@ -1,4 +1,4 @@
-"""The forensic queries of the seed (ref §10.6), for an operator at a shell.
+"""The forensic queries of the pipeline log (docs/pipeline-log.md, "Reading a turn"), for an operator at a shell.
 
     manage.py log_query outputs memories.store --limit 5   last outputs of a node
     manage.py log_query turn <turn id>                     every row of a turn
@@ -26,7 +26,7 @@ from pipelinelog.models import LogEntry
 QUERIES = ("outputs", "turn", "span", "counts", "errors", "decisions", "tokens")
 # Queries that need the positional argument, and what it names.
 NEEDS_ARGUMENT = {"outputs": "a node", "turn": "a turn id", "span": "a span id", "decisions": "a node"}
-# Default window of the time-bounded queries (hours); decisions look back a week like the seed's query.
+# Default window of the time-bounded queries (hours); decisions look back a week.
 DEFAULT_HOURS = {"counts": 24, "errors": 24, "tokens": 24, "decisions": 24 * 7}
 
 
