@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from tests.test_make_run import (
     Served,
     _free_port,
     _make_env,
+    _own_lines,
     _process_tree,
     _still_running,
     var_dir,  # noqa: F401 - the fixture, shared with test_make_run
@@ -147,3 +149,19 @@ def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(va
     assert _still_running(tree) == [], served.output  # serve stopped everything it started
     assert served.output.count("has stopped.") == 1
     assert listen_problem("127.0.0.1", port) is None
+
+
+def test_sync_schedules_on_a_checkout_never_migrated_says_in_one_line_to_migrate_first(var_dir):  # noqa: F811
+    result = subprocess.run(
+        [sys.executable, "manage.py", "sync_schedules"],
+        cwd=ROOT,
+        env=_make_env(var_dir),
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT_SECONDS,
+    )
+    assert result.returncode == 1
+    assert _own_lines(result.stdout + result.stderr) == [
+        "CommandError: The worker's tables do not exist yet: "
+        "run `make run` (or `.venv/bin/python manage.py migrate`) first."
+    ]
