@@ -35,6 +35,7 @@ test: install
 bench: install
 	DEBUG=$${DEBUG:-true} $(PY) -m bench
 	DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search
+	$(PY) -m bench load
 	$(if $(LOCOMO),$(PY) -m bench locomo --data "$(LOCOMO)" --json bench/results/locomo-latest.json)
 
 # Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py).

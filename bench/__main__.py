@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "text-index": "bench.text_index",
     "locomo-fulltext": "bench.locomo_fulltext",
     "locomo": "bench.locomo.cli",
+    "load": "bench.load",
 }
 
 

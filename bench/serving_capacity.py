@@ -64,8 +64,12 @@ class Client:
         return response.status, response.read()
 
 
-def _start_server(port: int, worker_class: str, workers: int, threads: int) -> subprocess.Popen:
+def _start_server(
+    port: int, worker_class: str, workers: int, threads: int, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen:
+    """gunicorn as `serve` configures it; `extra_env` overrides the environment (bench/load.py: its database)."""
     env = {**os.environ, "DEBUG": "true", "THROTTLE_MIND_KEY": "100000000/min", "THROTTLE_REGISTER_IP": "1000/hour"}
+    env.update(extra_env or {})
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:memoryproject.gunicorn_conf"]
     argv += ["--bind", f"127.0.0.1:{port}", "-k", worker_class, "--workers", str(workers)]
     argv += ["--threads", str(threads), "--access-logfile", "/dev/null", "memoryproject.wsgi"]
