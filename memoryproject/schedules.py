@@ -26,8 +26,8 @@ class ScheduleSpec:
 
 
 SCHEDULES: list[ScheduleSpec] = [
-    # Pipeline-log retention: rows older than LOG_RETENTION_DAYS go (Schedule.DAILY).
-    ScheduleSpec(name="pipelinelog-prune", func="pipelinelog.tasks.prune_log", schedule_type="D"),
+    # The net's presence decays, then pipeline-log rows older than LOG_RETENTION_DAYS go (Schedule.DAILY).
+    ScheduleSpec(name="synapses-decay", func="synapses.tasks.knots_decay", schedule_type="D"),
     # Idempotency-Key records older than 24 h are forgotten (Schedule.DAILY).
     ScheduleSpec(name="idempotency-purge", func="memories.tasks.idempotency_records_purge", schedule_type="D"),
 ]

@@ -1,10 +1,5 @@
-"""Thin django-q2 entry points of the pipeline log."""
+"""Thin django-q2 entry points of the pipeline log.
 
-from __future__ import annotations
-
-from pipelinelog import services
-
-
-def prune_log() -> int:
-    """The daily retention job (memoryproject/schedules.py)."""
-    return services.prune_log()
+Retention has none of its own: it is the second step of the daily decay job
+(`synapses.tasks.knots_decay`), so one schedule owns it; `manage.py prune_log` runs it by hand.
+"""

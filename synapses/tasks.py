@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from synapses.services.decay import knots_decay as knots_decay_service
+
 
 def memory_promote(memory_id: str) -> None:
     """Promote one memory into the long-term net.
@@ -16,3 +20,8 @@ def memories_promote(memory_ids: list[str]) -> None:
     """Promote a batch of memories (enqueued once per /memory/sync instead of once per memory)."""
     for memory_id in memory_ids:
         memory_promote(memory_id)
+
+
+def knots_decay() -> dict[str, int]:
+    """The daily decay and pipeline-log retention (memoryproject/schedules.py): its counts."""
+    return asdict(knots_decay_service())

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
-from django_q.models import Schedule
 
 from pipelinelog.models import LogEntry
 from pipelinelog.services import prune_log
-from pipelinelog.tasks import prune_log as prune_log_task
 from tests.pipelinelog.factories import log_row
 
 pytestmark = pytest.mark.django_db
@@ -54,24 +51,13 @@ def test_retention_leaves_a_trace_of_itself():
     assert output.content == {"deleted": 1}
 
 
-def test_the_task_and_the_command_prune(settings):
+def test_the_command_prunes(settings):
     settings.LOG_RETENTION_DAYS = 1
     long_ago = datetime(2020, 1, 1, tzinfo=UTC)
     log_row(turn_id="old-1", created_at=long_ago)
-    assert prune_log_task() == 1
-
     log_row(turn_id="old-2", created_at=long_ago)
     call_command("prune_log")
     assert not LogEntry.objects.filter(turn_id__startswith="old-").exists()
-
-
-def test_syncing_the_schedules_creates_the_daily_retention_job():
-    Schedule.objects.filter(func="pipelinelog.tasks.prune_log").delete()
-
-    call_command("sync_schedules", stdout=io.StringIO())
-
-    schedule = Schedule.objects.get(name="synapse:pipelinelog-prune")
-    assert (schedule.func, schedule.schedule_type) == ("pipelinelog.tasks.prune_log", Schedule.DAILY)
 
 
 def test_deleting_a_mind_deletes_its_log_rows(mind, other_mind):

@@ -1,0 +1,80 @@
+"""Every fixed number of the synapse model, in one home (docs/synapse-model.md §11).
+
+Pure: no Django imports, so `synapses.geometry` can take its defaults from here. The values an
+operator may tune are listed in OVERRIDABLE; `synapses.config.setting()` reads them from Django
+settings (`SYNAPSE_<NAME>`) with these values as defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- damping (knots and edges) ------------------------------------------------------------------
+# Upper end of the weight scale (weight units): damp() never exceeds it.
+WEIGHT_CAP: Final = 10.0
+# Exponent of the damping sine (dimensionless): < 1 gives diminishing returns.
+DAMPING_EXPONENT: Final = 0.5
+
+# --- knot dynamics --------------------------------------------------------------------------------
+# Added to a knot's weight_raw per reinforcement by use (raw weight units).
+REINFORCEMENT_BOOST: Final = 0.1
+# Fraction of presence lost per day since the last reinforcement (1/day): presence · e^(−rate·days).
+DECAY_RATE: Final = 0.0015
+# Presence below which a knot is deactivated; also the lower end of half-reactivation (weight units).
+MIN_WEIGHT: Final = 0.1
+
+# --- edge strength (§3) ---------------------------------------------------------------------------
+# Share of the gap a weak knot is pulled up by (dimensionless): sin(0.25·π/2)^0.85 = 0.44199, used rounded.
+PULL_UP: Final = 0.444
+# Share of the gap a strong knot is pulled down by (dimensionless): 1 − sin(0.75·π/2)^4.5 = 0.29972, used rounded.
+PULL_DOWN: Final = 0.297
+# Added to both pre-weighted anchors per firing layer beyond the winner (weight units).
+LAYER_BONUS: Final = 0.1
+# Layer names in their canonical order (the order of Edge.layers).
+LAYER_ENTITY: Final = "entity"
+LAYER_EMBEDDING: Final = "embedding"
+LAYER_THEMES: Final = "themes"
+LAYER_TIMELINE: Final = "timeline"
+LAYERS: Final = (LAYER_ENTITY, LAYER_EMBEDDING, LAYER_THEMES, LAYER_TIMELINE)
+# Factor of each layer when it wins (dimensionless); all distinct, so the winner is never a tie.
+LAYER_FACTORS: Final = {LAYER_ENTITY: 1.0, LAYER_EMBEDDING: 0.8, LAYER_THEMES: 0.5, LAYER_TIMELINE: 0.4}
+# Cosine above which (strictly) the embedding layer fires (cosine). The original's value for its
+# model; each embedder's calibrated value replaces it (docs/synapse-model.md §10).
+EMBEDDING_THRESHOLD: Final = 0.55
+
+# --- timeline --------------------------------------------------------------------------------------
+# The seven time precisions, finest first.
+PRECISIONS: Final = ("minute", "hour", "day", "week", "month", "quarter", "year")
+# Unit in which each precision measures distance: sub-day precisions measure in days.
+PRECISION_UNITS: Final = {
+    "minute": "day",
+    "hour": "day",
+    "day": "day",
+    "week": "week",
+    "month": "month",
+    "quarter": "quarter",
+    "year": "year",
+}
+# Largest distance at which the timeline layer still fires, in each precision's own unit
+# (PRECISION_UNITS): minute/hour 7 days, day 21 days, week 8 weeks, month 6 months, quarter 4, year 2.
+TIMELINE_TOLERANCES: Final = {"minute": 7, "hour": 7, "day": 21, "week": 8, "month": 6, "quarter": 4, "year": 2}
+
+# --- candidates ------------------------------------------------------------------------------------
+# Nearest knots by cosine a new knot is compared with (knots).
+EMBEDDING_CANDIDATES: Final = 200
+# Most edge pairs (A→B and B→A count as one) written for one new knot (pairs).
+MAX_EDGE_PAIRS_PER_KNOT: Final = 50
+
+# The constants settings may override, each as SYNAPSE_<NAME> (see synapses/config.py).
+OVERRIDABLE: Final = (
+    "REINFORCEMENT_BOOST",
+    "DECAY_RATE",
+    "MIN_WEIGHT",
+    "EMBEDDING_THRESHOLD",
+    "EMBEDDING_CANDIDATES",
+    "MAX_EDGE_PAIRS_PER_KNOT",
+)
+
+# --- decay -----------------------------------------------------------------------------------------
+# Seconds in a day: decay counts fractional days since reinforced_at (seconds/day).
+SECONDS_PER_DAY: Final = 86_400.0

@@ -1,0 +1,1 @@
+"""What changes the long-term net. Services know nothing of HTTP; they take keyword arguments."""

@@ -1,0 +1,97 @@
+"""The daily decay of the net's presence (docs/synapse-model.md §9) and its second step, retention.
+
+    weight_present = presence_base · e^(−rate · days since reinforced_at)     (active knots)
+    decayed_at     = now
+    is_active      = false where weight_present < min_weight
+
+One set-based UPDATE on the narrow presence table, so the whole net decays in one statement and
+one transaction: a run killed half-way leaves every knot as it was before it (tested with
+SIGKILL). Edges are not touched. Then pipeline-log rows older than LOG_RETENTION_DAYS go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from pipelinelog.services import prune_log
+from pipelinelog.spans import span
+from synapses.config import setting
+from synapses.constants import SECONDS_PER_DAY
+
+# Both the new presence and the deactivation come from the same expression; days before
+# reinforced_at (a clock set back) count as 0, so the presence never grows.
+_DECAY_SQL = """
+WITH decayed AS (
+    UPDATE synapses_knotpresence
+    SET weight_present = presence_base * exp(-%(rate)s * GREATEST(
+            EXTRACT(EPOCH FROM (%(now)s - reinforced_at))::double precision, 0) / %(seconds_per_day)s),
+        decayed_at = %(now)s,
+        is_active = presence_base * exp(-%(rate)s * GREATEST(
+            EXTRACT(EPOCH FROM (%(now)s - reinforced_at))::double precision, 0) / %(seconds_per_day)s)
+            >= %(min_weight)s
+    WHERE is_active
+    RETURNING is_active
+)
+SELECT count(*), count(*) FILTER (WHERE NOT is_active) FROM decayed
+"""
+
+
+@dataclass(frozen=True)
+class DecayResult:
+    knots_decayed: int  # active knots whose presence was recomputed
+    knots_deactivated: int  # of them, those that fell below min_weight
+    log_rows_deleted: int  # pipeline-log rows past retention
+
+
+def presence_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[int, int]:
+    """The decay statement alone: (knots decayed, knots deactivated). One transaction."""
+    if rate < 0 or min_weight < 0:
+        raise ValueError(f"rate and min_weight must be 0 or more (got rate={rate}, min_weight={min_weight})")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            _DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
+        )
+        decayed, deactivated = cursor.fetchone()
+    return decayed, deactivated
+
+
+def knots_decay(
+    *, rate: float | None = None, min_weight: float | None = None, now: datetime | None = None
+) -> DecayResult:
+    """The daily job: decay every active knot's presence, then prune the pipeline log.
+
+    `rate` (1/day) and `min_weight` default to DECAY_RATE and MIN_WEIGHT. The two steps are
+    independent: the retention step runs even when the decay failed (and the error is raised
+    after it), as the decay's result is committed before retention starts.
+    """
+    rate = setting("DECAY_RATE") if rate is None else rate
+    min_weight = setting("MIN_WEIGHT") if min_weight is None else min_weight
+    now = now or timezone.now()
+    with span("synapses.decay") as sp:
+        sp.input({"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY})
+        failure: BaseException | None = None
+        decayed = deactivated = 0
+        try:
+            decayed, deactivated = presence_decay(rate=rate, min_weight=min_weight, now=now)
+            sp.db_write(
+                {"table": "synapses_knotpresence", "operation": "update", "rows": decayed, "deactivated": deactivated}
+            )
+        except Exception as error:  # the next step still runs; the error is raised at the end
+            sp.error({"step": "decay", "type": type(error).__name__, "message": str(error)[:500]})
+            failure = error
+        deleted = prune_log(now=now)
+        result = DecayResult(knots_decayed=decayed, knots_deactivated=deactivated, log_rows_deleted=deleted)
+        sp.output(
+            {
+                "knots_decayed": result.knots_decayed,
+                "knots_deactivated": result.knots_deactivated,
+                "log_rows_deleted": result.log_rows_deleted,
+            }
+        )
+        if failure is not None:
+            raise failure
+    return result

@@ -1,0 +1,29 @@
+"""Writes to a knot's presence outside the daily decay."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from synapses.config import setting
+from synapses.geometry import half_reactivation_presence
+from synapses.models import KnotPresence
+
+
+def knot_half_reactivate(
+    *, presence: KnotPresence, min_weight: float | None = None, now: datetime | None = None
+) -> None:
+    """Bring an inactive knot back at half presence: `(weight_anchor + MIN_WEIGHT) / 2`.
+
+    The halved value becomes `presence_base` as well as `weight_present`, with `reinforced_at`
+    reset, so the next decay continues from it (decaying from the anchor would undo it). The
+    knot's raw and anchor weights and its activation count stay as they are.
+    """
+    min_weight = setting("MIN_WEIGHT") if min_weight is None else min_weight
+    now = now or timezone.now()
+    value = half_reactivation_presence(presence.knot.weight_anchor, min_weight)
+    presence.presence_base = presence.weight_present = value
+    presence.reinforced_at = presence.decayed_at = now
+    presence.is_active = True
+    presence.save(update_fields=["presence_base", "weight_present", "reinforced_at", "decayed_at", "is_active"])
