@@ -47,7 +47,8 @@ bench: install
 bench-quick: install
 	tmp=$$(mktemp -d) && $(PY) -m bench.locomo.synthetic $$tmp/locomo-synthetic.json \
 	  && $(PY) -m bench locomo --data $$tmp/locomo-synthetic.json; status=$$?; rm -rf $$tmp; exit $$status
-	DEBUG=$${DEBUG:-true} $(PY) -m bench latency --sizes 100 300 --requests 10 --warmup 2 --no-peer --no-save
+	DEBUG=$${DEBUG:-true} $(PY) -m bench latency --sizes 100 300 --requests 10 --warmup 2 --no-peer --no-save \
+	  --database bench_synapse_quick
 
 # The slow layouts: one mind's vector search with 1, 10, 100 and 1,000 minds in 100k rows.
 bench-scale: install

@@ -113,6 +113,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-peer", action="store_true", help="skip the mem0 peer even when it is installed")
     parser.add_argument("--peer-max-size", type=int, default=10_000, help="largest mind the peer loads")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/*.json")
+    parser.add_argument("--database", default=LATENCY_DATABASE, help="the throw-away database's name")
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.requests < 1 or args.warmup < 0:
         parser.error("--sizes and --requests must be at least 1, --warmup at least 0")
@@ -221,6 +222,7 @@ class Server:
             "THROTTLE_MIND_KEY": BENCH_THROTTLE_RATE,
             "SECRET_KEY": settings.SECRET_KEY,
             "MIND_KEY_PEPPER": settings.MIND_KEY_PEPPER,
+            "LOG_LEVEL": "WARNING",  # not a line per enqueued promotion and per 404
         }
         argv = [sys.executable, "-m", "gunicorn", "-c", "python:memoryproject.gunicorn_conf"]
         argv += ["--bind", f"127.0.0.1:{self.port}", "--access-logfile", "/dev/null", "memoryproject.wsgi"]
@@ -510,15 +512,20 @@ def table(rows: list[dict], *, unfiltered: dict[int, float]) -> str:
 def main(argv: list[str]) -> int:
     args = _arguments(argv)
     django_setup()
+    import logging
+
     import psycopg
+
+    # Django logs every 404 as a warning; the floor asks for thousands of them.
+    logging.getLogger("django.request").setLevel(logging.ERROR)
     from django.db import connection
     from rest_framework.test import APIClient
 
     from bench.peer import peer_available, peer_run, peer_table
 
     started = datetime.now(UTC)
-    print(f"Creating database {LATENCY_DATABASE} …", flush=True)
-    database_create(LATENCY_DATABASE)
+    print(f"Creating database {args.database} …", flush=True)
+    database_create(args.database)
     server = None
     rows: list[dict] = []
     peer = None
@@ -570,7 +577,7 @@ def main(argv: list[str]) -> int:
     finally:
         if server:
             server.stop()
-        database_drop(LATENCY_DATABASE)
+        database_drop(args.database)
     print()
     print(table(rows, unfiltered=unfiltered))
     print()
