@@ -27,6 +27,7 @@ RECALL_CHECK_K = 50
 SUBCOMMANDS = {
     "filtered-search": "bench.filtered_search",
     "latency": "bench.latency",
+    "plots": "bench.plots",
     "text-index": "bench.text_index",
     "locomo-fulltext": "bench.locomo_fulltext",
     "locomo": "bench.locomo.cli",

@@ -21,6 +21,8 @@ DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 # Figure size of one operation's panel (inches) and the resolution (dots per inch).
 PANEL_INCHES = (3.6, 3.0)
 DPI = 110
+# Operations side by side before the next row of panels starts.
+PANELS_PER_ROW = 3
 # The series of a latency panel: JSON part → legend label.
 LATENCY_SERIES = {
     "in_process": "endpoint in-process",
@@ -38,10 +40,14 @@ def latency_plot(result: dict, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     operations = list(dict.fromkeys(row["operation"] for row in result["rows"]))
+    columns = min(len(operations), PANELS_PER_ROW)
+    rows_of_panels = -(-len(operations) // columns)
     figure, axes = plt.subplots(
-        1, len(operations), figsize=(PANEL_INCHES[0] * len(operations), PANEL_INCHES[1]), squeeze=False
+        rows_of_panels, columns, figsize=(PANEL_INCHES[0] * columns, PANEL_INCHES[1] * rows_of_panels), squeeze=False
     )
-    for axis, operation in zip(axes[0], operations, strict=True):
+    for axis in axes.flat[len(operations) :]:
+        axis.set_visible(False)
+    for axis, operation in zip(axes.flat, operations, strict=False):
         rows = sorted((row for row in result["rows"] if row["operation"] == operation), key=lambda row: row["size"])
         sizes = [row["size"] for row in rows]
         for part, label in LATENCY_SERIES.items():
@@ -75,7 +81,9 @@ def locomo_plot(result: dict, out: Path, *, k: int = 10) -> None:
         by_category = result["systems"][name]["by_category"]
         values = [by_category.get(category, {}).get(f"recall@{k}", 0) for category in categories]
         axis.bar(np.arange(len(categories)) + index * width, values, width, label=name)
-    axis.set_xticks(np.arange(len(categories)) + width * (len(systems) - 1) / 2, categories)
+    first = next(iter(result["systems"].values()))["by_category"]
+    labels = [f"{category} {first.get(category, {}).get('name', '')}".strip() for category in categories]
+    axis.set_xticks(np.arange(len(categories)) + width * (len(systems) - 1) / 2, labels)
     axis.set_xlabel("LoCoMo category")
     axis.set_ylabel(f"recall@{k}")
     axis.set_title(f"LoCoMo evidence recall@{k} per category ({result.get('embedder', '?')} embedder)")
@@ -103,7 +111,7 @@ def main(argv: list[str]) -> int:
         if result.get("systems") and all("by_category" in system for system in result["systems"].values()):
             locomo_plot(result, args.out / "bench-locomo.png")
             written.append("bench-locomo.png")
-    print("Plots: " + (", ".join(f"docs/{name}" for name in written) if written else "no results to plot yet."))
+    print("Plots: " + (", ".join(str(args.out / name) for name in written) if written else "no results to plot yet."))
     return 0
 
 
