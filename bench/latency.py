@@ -222,7 +222,7 @@ class Server:
             "THROTTLE_MIND_KEY": BENCH_THROTTLE_RATE,
             "SECRET_KEY": settings.SECRET_KEY,
             "MIND_KEY_PEPPER": settings.MIND_KEY_PEPPER,
-            "LOG_LEVEL": "WARNING",  # not a line per enqueued promotion and per 404
+            "LOG_LEVEL": "ERROR",  # not a line per enqueued promotion and per 404 (a warning)
         }
         argv = [sys.executable, "-m", "gunicorn", "-c", "python:memoryproject.gunicorn_conf"]
         argv += ["--bind", f"127.0.0.1:{self.port}", "--access-logfile", "/dev/null", "memoryproject.wsgi"]
