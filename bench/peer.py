@@ -156,7 +156,7 @@ def peer_table(peer: dict | None, rows: list[dict]) -> str:
     ours = {(row["operation"], row["size"]): row for row in rows}
     header = (
         f"{'size':>7} | {'ours: store p50/p95':>20} {'mem0 add p50/p95':>18} | "
-        f"{'ours: semantic p50/p95':>23} {'recall@10':>9} | {'mem0 search p50/p95':>20} {'recall@10':>9}"
+        f"{'ours: semantic p50/p95':>23} {'recall@10':>9} | {'mem0 search p50/p95':>20} {'recall@10':>9} {'rows':>5}"
     )
     lines = ["Peer: " + peer["system"], header, "-" * len(header)]
     for entry in peer["sizes"]:
@@ -170,6 +170,6 @@ def peer_table(peer: dict | None, rows: list[dict]) -> str:
         lines.append(
             f"{entry['size']:>7} | {pair(store and store['in_process']):>20} {pair(entry['add']):>18} | "
             f"{pair(semantic and semantic['in_process']):>23} {our_recall:>9} | "
-            f"{pair(entry['search']):>20} {entry['recall_at_10']:>9.3f}"
+            f"{pair(entry['search']):>20} {entry['recall_at_10']:>9.3f} {entry['mean_results_of_10']:>5}"
         )
     return "\n".join(lines)
