@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-requirements
 # The embedded server's data directory, found as the settings find it.
 EMBEDDED_PGDATA := $(or $(SYNAPSE_PGDATA),$(or $(SYNAPSE_VAR_DIR),var)/pgdata)
 
-.PHONY: install run test bench bench-quick lint stop-db clean-db
+.PHONY: install run test bench bench-quick bench-scale lint stop-db clean-db
 
 # Where `make run` listens: `make run PORT=8010`, `make run HOST=0.0.0.0` (then set ALLOWED_HOSTS).
 PORT   ?= 8000
@@ -30,18 +30,31 @@ run:
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# The endpoint latencies, one mind's vector search with 1, 10, 100 and 1,000 minds in 100k rows,
-# and LoCoMo retrieval when given the data (kept outside the repository): make bench LOCOMO=path/to/locomo.json
+# Under 30 minutes on 2 cores: the endpoint table (1k minds), the latency table against the
+# database's own limit at 1k/10k/100k (with the mem0 peer when requirements-peer.txt is
+# installed), one mind's vector search with 1, 10 and 100 minds in 100k rows, the plots
+# (requirements-bench.txt), and LoCoMo retrieval when given the data (kept outside the
+# repository): make bench LOCOMO=path/to/locomo.json
 bench: install
 	DEBUG=$${DEBUG:-true} $(PY) -m bench
-	DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search
-	$(PY) -m bench load
+	DEBUG=$${DEBUG:-true} $(PY) -m bench latency
+	DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search --minds 1 10 100
+	DEBUG=$${DEBUG:-true} $(PY) -m bench load
 	$(if $(LOCOMO),$(PY) -m bench locomo --data "$(LOCOMO)" --json bench/results/locomo-latest.json)
+	$(PY) -m bench plots
 
-# Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py).
+# Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py),
+# and the latency table at two tiny mind sizes (in-process and over HTTP, no peer).
 bench-quick: install
 	tmp=$$(mktemp -d) && $(PY) -m bench.locomo.synthetic $$tmp/locomo-synthetic.json \
 	  && $(PY) -m bench locomo --data $$tmp/locomo-synthetic.json; status=$$?; rm -rf $$tmp; exit $$status
+	DEBUG=$${DEBUG:-true} $(PY) -m bench latency --sizes 100 300 --requests 10 --warmup 2 --no-peer --no-save \
+	  --database bench_synapse_quick
+
+# The slow layouts: one mind's vector search with 1, 10, 100 and 1,000 minds in 100k rows.
+bench-scale: install
+	@start=$$(date +%s); DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search --minds 1 10 100 1000; \
+	  status=$$?; echo "make bench-scale took $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -26,6 +26,8 @@ RECALL_CHECK_K = 50
 # `python -m bench <name> …`: benchmarks of their own, each a module with main(argv).
 SUBCOMMANDS = {
     "filtered-search": "bench.filtered_search",
+    "latency": "bench.latency",
+    "plots": "bench.plots",
     "text-index": "bench.text_index",
     "locomo-fulltext": "bench.locomo_fulltext",
     "locomo": "bench.locomo.cli",
@@ -92,7 +94,11 @@ def _table(timings: list[dict], comparisons: list[dict]) -> str:
         lines += [row({**result["off"], "target_p95_ms": None, "passed": None})]
         target = f"< {result['target_overhead_pct']:g} %" if result["target_overhead_pct"] is not None else "—"
         label = f"{result['name']} overhead at p95"
-        lines.append(f"{label:<34} {result['overhead_p95_pct']:>+40.1f} % {target:>10}  {_verdict(result['passed'])}")
+        rounds = ", ".join(f"{value:+.1f}" for value in result["round_overheads_pct"])
+        lines.append(
+            f"{label:<34} {result['overhead_p95_pct']:>+40.1f} % {target:>10}  {_verdict(result['passed'])}"
+            f"  (median of rounds {rounds})"
+        )
     return "\n".join(lines)
 
 

@@ -17,10 +17,10 @@ layout. PostgreSQL inlines the view, so the plans are the plans of a real table 
 index, a mind index on the layout's column), and one 100k HNSW build serves all four layouts.
 
 The exact top 10 is computed in numpy from the vectors the fixture stored, independently of
-the database. The corpus repeats contents (bench/corpus.py's templates), so many memories are
-at exactly the same distance from a query: a returned memory counts as one of the top 10 when it
-belongs to the mind and its exact distance is at most the 10th smallest exact distance of the
-mind (plus DISTANCE_TOLERANCE for float rounding) — any 10 of a tie are a correct answer.
+the database. Contents are distinct (bench/corpus.py), but two memories can still lie at the same
+distance from a query: a returned memory counts as one of the top 10 when it belongs to the mind
+and its exact distance is at most the 10th smallest exact distance of the mind (plus
+DISTANCE_TOLERANCE for float rounding) — any 10 of a tie are a correct answer.
 """
 
 from __future__ import annotations

@@ -79,12 +79,19 @@ def scenario_run(scenario: Scenario, ctx: Context) -> Timing:
     return summarise(scenario, scenario.name, samples, warm_errors + errors)
 
 
+# Rounds of a comparison: each round interleaves its requests on/off and yields one p95 ratio; the
+# verdict takes the median round, so one noisy round cannot flip it (a single ratio swung from
+# -7 % to +10 % between runs of the same code).
+COMPARISON_ROUNDS = 5
+
+
 @dataclass(frozen=True)
 class ComparisonResult:
     name: str
     on: Timing
     off: Timing
-    overhead_p95_pct: float
+    overhead_p95_pct: float  # the median of the rounds' overheads
+    round_overheads_pct: list[float]
     target_overhead_pct: float | None
 
     @property
@@ -99,13 +106,22 @@ class ComparisonResult:
             "on": self.on.as_dict(),
             "off": self.off.as_dict(),
             "overhead_p95_pct": self.overhead_p95_pct,
+            "round_overheads_pct": self.round_overheads_pct,
             "target_overhead_pct": self.target_overhead_pct,
             "passed": self.passed,
         }
 
 
-def comparison_run(comparison: Comparison, scenario: Scenario, ctx: Context) -> ComparisonResult:
-    """Alternate on/off request by request, so both see the same caches, data size and machine load."""
+def overhead_pct(on_ms: list[float], off_ms: list[float]) -> float:
+    """How much the `on` samples' p95 exceeds the `off` samples' (percent)."""
+    on_p95, off_p95 = np.percentile(np.asarray(on_ms), 95), np.percentile(np.asarray(off_ms), 95)
+    return float((on_p95 - off_p95) / off_p95 * 100) if off_p95 else 0.0
+
+
+def comparison_run(comparison: Comparison, scenario: Scenario, ctx: Context, *, rounds: int = COMPARISON_ROUNDS):
+    """Alternate on/off request by request (which goes first alternates too), so both see the same
+    caches, data size and machine load; `rounds` rounds of `ctx.requests` pairs each, one p95
+    overhead per round, the median of them reported."""
     from django.test import override_settings
 
     request = scenario.make(ctx)
@@ -114,17 +130,32 @@ def comparison_run(comparison: Comparison, scenario: Scenario, ctx: Context) -> 
     errors_off: list[str] = []
     samples_on: list[float] = []
     samples_off: list[float] = []
-    for index in range(ctx.warmup + ctx.requests):
-        on_ms = _timed(request, 2 * index, scenario.expect_status, errors_on)
+    overheads = []
+    index = 0
+    for _ in range(ctx.warmup):
+        _timed(request, index, scenario.expect_status, errors_on)
         with off:
-            off_ms = _timed(request, 2 * index + 1, scenario.expect_status, errors_off)
-        if index >= ctx.warmup:
-            samples_on.append(on_ms)
-            samples_off.append(off_ms)
+            _timed(request, index + 1, scenario.expect_status, errors_off)
+        index += 2
+    for _ in range(rounds):
+        round_on, round_off = [], []
+        for pair in range(ctx.requests):
+            if pair % 2:
+                with off:
+                    round_off.append(_timed(request, index, scenario.expect_status, errors_off))
+                round_on.append(_timed(request, index + 1, scenario.expect_status, errors_on))
+            else:
+                round_on.append(_timed(request, index, scenario.expect_status, errors_on))
+                with off:
+                    round_off.append(_timed(request, index + 1, scenario.expect_status, errors_off))
+            index += 2
+        overheads.append(round(overhead_pct(round_on, round_off), 1))
+        samples_on += round_on
+        samples_off += round_off
     on_timing = summarise(scenario, f"{scenario.name} (on)", samples_on, errors_on)
     off_timing = summarise(scenario, f"{scenario.name} ({_describe(comparison.off_settings)})", samples_off, errors_off)
-    overhead = (on_timing.p95_ms - off_timing.p95_ms) / off_timing.p95_ms * 100 if off_timing.p95_ms else 0.0
-    return ComparisonResult(comparison.name, on_timing, off_timing, round(overhead, 1), comparison.target_overhead_pct)
+    median = round(float(np.median(overheads)), 1)
+    return ComparisonResult(comparison.name, on_timing, off_timing, median, overheads, comparison.target_overhead_pct)
 
 
 def _describe(settings_change: dict) -> str:

@@ -1,0 +1,610 @@
+"""`python -m bench latency`: each endpoint against the database's own limit, at several mind sizes.
+
+One database holds one mind per size (1k, 10k, 100k memories by default: each mind's neighbours
+are the other sizes' minds). For every operation and size, each timed round runs, in an order
+that rotates round by round:
+
+- the endpoint in-process (DRF's `APIClient`: the whole middleware and view stack, no socket),
+- the endpoint over HTTP (gunicorn on loopback, configured by `memoryproject/gunicorn_conf.py`
+  as `manage.py serve` starts it),
+- the bare SQL the endpoint runs: its queries, captured once per input with Django's
+  `CaptureQueriesContext` (in a transaction rolled back afterwards), replayed statement by
+  statement on a psycopg connection without server-side prepares (`prepare_threshold=None`)
+  inside a transaction that is rolled back,
+- the bare HNSW top 10 of the whole table at the product's `hnsw.ef_search`,
+- the request floor: an authenticated request answering 404, in-process and over HTTP.
+
+So every figure stands beside the database's own cost of the same work measured under the same
+load. Rows with a vector part also carry its recall against the exact nearest neighbours
+(numpy over the stored vectors). Resonance and knot promotion get rows here when the long-term
+net exists (PENDING_OPERATIONS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+
+from bench.corpus import memory_specs, new_memory_bodies, search_queries
+from bench.database import BENCH_THROTTLE_RATE, database_create, database_drop, django_setup, server_versions
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+# A database of its own, so this benchmark and filtered-search can run side by side.
+LATENCY_DATABASE = "bench_synapse_latency"
+# Memories of the benchmarked minds, one mind per size (issue: 1k, 10k, 100k).
+DEFAULT_SIZES = (1_000, 10_000, 100_000)
+# Timed rounds per operation and size, after WARMUP rounds.
+DEFAULT_REQUESTS = 100
+DEFAULT_WARMUP = 10
+DEFAULT_SEED = 20261201
+# Distinct inputs (queries, store bodies) whose SQL is captured; requests rotate over them.
+CAPTURE_INPUTS = 40
+# Nearest neighbours of the bare HNSW query and of semantic search's recall (recall@K).
+K = 10
+# The goal (reported, not gated): in-process p95 at most this many times the bare SQL's p95.
+GOAL_RATIO = 2.0
+# Operations of the synapse model measured here once the long-term net exists.
+PENDING_OPERATIONS = ("resonance (GET /synapses/resonance)", "knot promotion (in-process)")
+# Seconds to wait for gunicorn to answer its first request.
+SERVER_START_TIMEOUT = 60
+# Cosine distances closer than this are a tie (pgvector and numpy round float32 differently).
+DISTANCE_TOLERANCE = 1e-5
+# Path of the request floor: a memory id that does not exist (404 after authentication).
+FLOOR_PATH = "/memory/mem_doesnotexist00"
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    method: str
+    path: str
+    # Number of vector neighbours the operation's vector part asks for (None: it has none).
+    vector_k: int | None
+
+
+def _operations() -> list[Operation]:
+    from memories.selectors.search import SEARCH_MIN_CANDIDATES
+
+    # Store last: the reads all see the mind as loaded.
+    return [
+        Operation("recall", "GET", "/memory/recall", None),
+        Operation("recall ?q", "GET", "/memory/recall", None),  # q adds nothing until the net exists
+        Operation("search", "GET", "/memory/search", SEARCH_MIN_CANDIDATES),
+        Operation("semantic search", "GET", "/memory/semantic-search", K),
+        Operation("store", "POST", "/memory", None),
+    ]
+
+
+@dataclass
+class BenchMind:
+    size: int
+    mind_id: str
+    key: str
+    rows: np.ndarray  # the mind's rows in Loaded.vectors
+
+
+@dataclass
+class Loaded:
+    ids: list[str]
+    vectors: np.ndarray
+    minds: list[BenchMind]
+    load_s: float
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench latency", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES), help="memories per mind")
+    parser.add_argument("--requests", type=int, default=DEFAULT_REQUESTS, help="timed rounds per operation")
+    parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--no-http", action="store_true", help="in-process only (no gunicorn)")
+    parser.add_argument("--no-peer", action="store_true", help="skip the mem0 peer even when it is installed")
+    parser.add_argument("--peer-max-size", type=int, default=10_000, help="largest mind the peer loads")
+    parser.add_argument("--no-save", action="store_true", help="do not write bench/results/*.json")
+    parser.add_argument("--database", default=LATENCY_DATABASE, help="the throw-away database's name")
+    args = parser.parse_args(argv)
+    if min(args.sizes) < 1 or args.requests < 1 or args.warmup < 0:
+        parser.error("--sizes and --requests must be at least 1, --warmup at least 0")
+    return args
+
+
+# --- the fixture ------------------------------------------------------------------------------
+
+
+def minds_load(sizes: list[int], *, seed: int) -> Loaded:
+    """One mind per size, loaded with COPY; the indexes built after loading (bench/filtered_search.py)."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from bench.filtered_search import BUILD_MAINTENANCE_WORK_MEM, EMBED_BATCH, INDEXES_BUILT_AFTER_LOADING, _copy_value
+    from memories.embedders import get_embedder
+    from memories.models import Memory, Source
+    from memories.services.memory import memory_build
+    from minds.services import mind_create, user_register
+
+    clock = time.perf_counter()
+    owner = user_register(email="latency@example.com", password="bench password that is long enough")
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname = ANY(%s)",
+            [table, list(INDEXES_BUILT_AFTER_LOADING)],
+        )
+        definitions = dict(cursor.fetchall())
+        for name in definitions:
+            cursor.execute(f"DROP INDEX {name}")
+    embedder = get_embedder()
+    fields = [field for field in Memory._meta.concrete_fields if not field.generated]
+    total = sum(sizes)
+    ids: list[str] = []
+    vectors = np.zeros((total, embedder.dimensions), dtype=np.float32)
+    minds = []
+    now = timezone.now()
+    columns = ", ".join(field.column for field in fields)
+    for index, size in enumerate(sizes):
+        mind, issued = mind_create(owner=owner, name=f"{size} memories")
+        first = len(ids)
+        specs = memory_specs(size, seed=seed + index)
+        with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for start in range(0, size, EMBED_BATCH):
+                batch = specs[start : start + EMBED_BATCH]
+                embedded = embedder.embed([spec.content for spec in batch])
+                vectors[first + start : first + start + len(batch)] = embedded
+                for spec, vector in zip(batch, embedded, strict=True):
+                    memory = memory_build(
+                        mind=mind,
+                        fields={"category": spec.category, "content": spec.content, "tags": spec.tags,
+                                "priority": spec.priority},
+                        key=spec.key, source=Source.AGENT, speaker=None, turn_id="", created_at=now, updated_at=now,
+                    )  # fmt: skip
+                    memory.embedding, memory.embedding_model = vector, embedder.name
+                    ids.append(memory.pk)
+                    copy.write_row([_copy_value(getattr(memory, field.attname)) for field in fields])
+        minds.append(BenchMind(size, mind.pk, issued.plaintext, np.arange(first, first + size)))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET maintenance_work_mem = '{BUILD_MAINTENANCE_WORK_MEM}'")
+        for definition in definitions.values():
+            cursor.execute(definition)
+        cursor.execute("RESET maintenance_work_mem")
+        cursor.execute("VACUUM ANALYZE")
+    return Loaded(ids=ids, vectors=vectors, minds=minds, load_s=round(time.perf_counter() - clock, 1))
+
+
+# --- the HTTP server --------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _database_url() -> str:
+    """The bench database as a DATABASE_URL for the gunicorn processes (same server, same user)."""
+    from urllib.parse import quote
+
+    from django.db import connection
+
+    params = connection.get_connection_params()
+    host = params.get("host") or ""
+    query = {"host": host} if host.startswith("/") else {}
+    netloc = f"{quote(params.get('user') or '')}:{quote(params.get('password') or '')}@"
+    if host and not host.startswith("/"):
+        netloc += host + (f":{params['port']}" if params.get("port") else "")
+    url = f"postgresql://{netloc}/{params['dbname']}"
+    return url + ("?" + urlencode(query) if query else "")
+
+
+class Server:
+    """gunicorn on a free loopback port, as `manage.py serve` runs it, serving the bench database."""
+
+    def __init__(self):
+        from django.conf import settings
+
+        self.port = _free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "DEBUG": "false",
+            "SYNAPSE_EMBEDDER": "hashing",
+            "THROTTLE_MIND_KEY": BENCH_THROTTLE_RATE,
+            "SECRET_KEY": settings.SECRET_KEY,
+            "MIND_KEY_PEPPER": settings.MIND_KEY_PEPPER,
+            "LOG_LEVEL": "ERROR",  # not a line per enqueued promotion and per 404 (a warning)
+        }
+        argv = [sys.executable, "-m", "gunicorn", "-c", "python:memoryproject.gunicorn_conf"]
+        argv += ["--bind", f"127.0.0.1:{self.port}", "--access-logfile", "/dev/null", "memoryproject.wsgi"]
+        self.process = subprocess.Popen(argv, cwd=settings.BASE_DIR, env=env, start_new_session=True)
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("gunicorn did not start; run it by hand to see why") from None
+                time.sleep(0.2)
+
+    def client(self, key: str) -> HttpClient:
+        return HttpClient(self.port, key)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class HttpClient:
+    """One keep-alive connection with the Mind Key; returns (status, body bytes)."""
+
+    def __init__(self, port: int, key: str):
+        self.port = port
+        self.headers = {"Authorization": f"Bearer {key}", "Host": "127.0.0.1"}
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def request(self, method: str, path: str, *, params: dict | None = None, body: dict | None = None):
+        url = path + ("?" + urlencode(params) if params else "")
+        headers = dict(self.headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        try:
+            self.connection.request(method, url, body=data, headers=headers)
+            response = self.connection.getresponse()
+        except (http.client.HTTPException, OSError):  # the server closed an idle keep-alive connection
+            self.connection.close()
+            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            self.connection.request(method, url, body=data, headers=headers)
+            response = self.connection.getresponse()
+        return response.status, response.read()
+
+
+# --- one operation at one size ------------------------------------------------------------------
+
+
+def _inputs(operation: Operation, *, seed: int, count: int) -> list[dict]:
+    """Request inputs: {"params": …} for reads, {"body": …} for stores (a new key each)."""
+    if operation.name == "store":
+        return [{"body": body} for body in new_memory_bodies(count, seed=seed)]
+    if operation.name == "recall":
+        return [{"params": None}] * count
+    queries = search_queries(CAPTURE_INPUTS, seed=seed)
+    return [{"params": {"q": queries[index % len(queries)]}} for index in range(count)]
+
+
+def _in_process(client, operation: Operation, given: dict):
+    if operation.method == "POST":
+        return client.post(operation.path, given["body"], format="json").status_code
+    return client.get(operation.path, given["params"] or {}).status_code
+
+
+def _captured_sql(client, operation: Operation, inputs: list[dict]) -> list[list[str]]:
+    """Each input's SQL statements, as the endpoint sends them (the request rolled back)."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    captured = []
+    for given in inputs:
+        with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+            status = _in_process(client, operation, given)
+            transaction.set_rollback(True)
+        if status >= 400:
+            raise RuntimeError(f"{operation.name} answered {status} while capturing its SQL")
+        # A COPY's rows travel outside its statement (the pipeline log's synchronous writer uses
+        # one): it cannot be replayed as text, and the buffered writer of production sends it on
+        # a connection of its own anyway.
+        captured.append([query["sql"] for query in queries.captured_queries if not query["sql"].startswith("COPY")])
+    return captured
+
+
+def _percentiles(samples: list[float]) -> dict:
+    p50, p95, p99 = np.percentile(np.asarray(samples), [50, 95, 99])
+    return {"p50_ms": round(float(p50), 2), "p95_ms": round(float(p95), 2), "p99_ms": round(float(p99), 2)}
+
+
+def _vector_literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(map(str, vector.tolist())) + "]"
+
+
+def operation_measure(
+    operation: Operation,
+    mind: BenchMind,
+    *,
+    client,
+    http_client: HttpClient | None,
+    raw,
+    seed: int,
+    requests: int,
+    warmup: int,
+) -> dict:
+    """Interleaved rounds of the endpoint (in-process, HTTP), its bare SQL, the bare HNSW top 10
+    and the request floor; p50/p95/p99 of each, and the ratios of the p95s."""
+    from memories.embedders import get_embedder
+    from memories.models import Memory
+    from memories.selectors.search import hnsw_settings
+
+    rounds = warmup + requests
+    # Stores: the capture's keys and the timed requests' keys differ, so the replay (rolled back)
+    # never meets a key a timed store committed; in-process and HTTP stores use distinct keys too.
+    capture_inputs = _inputs(operation, seed=seed + 7, count=CAPTURE_INPUTS)
+    if operation.name == "store":
+        for given in capture_inputs:
+            given["body"] = {**given["body"], "key": given["body"]["key"].replace("bench_new_", "bench_capture_")}
+    captured = _captured_sql(client, operation, capture_inputs)
+    timed_inputs = _inputs(operation, seed=seed + 7, count=2 * rounds if operation.name == "store" else rounds)
+    queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
+    query_vectors = get_embedder().embed(queries)
+    literals = [_vector_literal(vector) for vector in query_vectors]
+    ef_search = hnsw_settings(K)["ef_search"]
+    hnsw_sql = f"SELECT id FROM {Memory._meta.db_table} ORDER BY embedding <=> %s::vector LIMIT {K}"  # noqa: S608
+
+    def bare_sql(index: int) -> None:
+        with raw.transaction(force_rollback=True), raw.cursor() as cursor:
+            for statement in captured[index % len(captured)]:
+                cursor.execute(statement)
+                if cursor.description is not None:
+                    cursor.fetchall()
+
+    def bare_hnsw(index: int) -> None:
+        with raw.transaction(force_rollback=True), raw.cursor() as cursor:
+            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [ef_search])
+            cursor.execute(hnsw_sql, [literals[index % len(literals)]])
+            cursor.fetchall()
+
+    def endpoint_in_process(index: int) -> None:
+        given = timed_inputs[2 * index if operation.name == "store" else index]
+        status = _in_process(client, operation, given)
+        if status >= 400:
+            raise RuntimeError(f"{operation.name} answered {status} in-process")
+
+    def endpoint_http(index: int) -> None:
+        given = timed_inputs[2 * index + 1 if operation.name == "store" else index]
+        status, body = http_client.request(
+            operation.method, operation.path, params=given.get("params"), body=given.get("body")
+        )
+        if status >= 400:
+            raise RuntimeError(f"{operation.name} answered {status} over HTTP: {body[:200]!r}")
+
+    def floor_in_process(index: int) -> None:
+        if client.get(FLOOR_PATH).status_code != 404:
+            raise RuntimeError("the floor request did not answer 404")
+
+    def floor_http(index: int) -> None:
+        status, _ = http_client.request("GET", FLOOR_PATH)
+        if status != 404:
+            raise RuntimeError(f"the floor request answered {status} over HTTP")
+
+    parts = {
+        "in_process": endpoint_in_process,
+        "bare_sql": bare_sql,
+        "bare_hnsw": bare_hnsw,
+        "floor_in_process": floor_in_process,
+    }
+    if http_client is not None:
+        parts |= {"http": endpoint_http, "floor_http": floor_http}
+    names = list(parts)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for index in range(rounds):
+        shift = index % len(names)  # a different part goes first each round
+        for name in names[shift:] + names[:shift]:
+            clock = time.perf_counter()
+            parts[name](index)
+            elapsed = (time.perf_counter() - clock) * 1000
+            if index >= warmup:
+                samples[name].append(elapsed)
+    result = {name: _percentiles(values) for name, values in samples.items()}
+    bare = result["bare_sql"]["p95_ms"]
+    ratios = {"in_process_vs_sql": round(result["in_process"]["p95_ms"] / bare, 2)}
+    ratios["in_process_vs_hnsw"] = round(result["in_process"]["p95_ms"] / result["bare_hnsw"]["p95_ms"], 2)
+    if "http" in result:
+        ratios["http_vs_sql"] = round(result["http"]["p95_ms"] / bare, 2)
+    statements = [len(statements) for statements in captured]
+    return {
+        "operation": operation.name,
+        "path": operation.path,
+        "size": mind.size,
+        "statements": round(float(np.mean(statements)), 1),
+        "ef_search": int(ef_search),
+        **result,
+        "p95_ratios": ratios,
+    }
+
+
+# --- recall of the vector parts -------------------------------------------------------------------
+
+
+def _exact_top(distances: np.ndarray, rows: np.ndarray, k: int) -> set[int]:
+    """Rows of `rows` within the k-th smallest distance (ties included)."""
+    mine = distances[rows]
+    k = min(k, len(rows))
+    kth = float(np.partition(mine, k - 1)[k - 1])
+    return set(rows[mine <= kth + DISTANCE_TOLERANCE].tolist())
+
+
+def vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> float:
+    """Recall@k of the mind's semantic search (the selector behind semantic search and hybrid
+    search's vector half) against the exact top k of the mind's stored vectors."""
+    from memories.embedders import get_embedder
+    from memories.selectors.search import memories_semantic_search
+
+    queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
+    vectors = get_embedder().embed(queries)
+    row_of = {pk: row for row, pk in enumerate(loaded.ids)}
+    found = []
+    for q, vector in zip(queries, vectors, strict=True):
+        distances = 1.0 - loaded.vectors @ vector
+        correct = _exact_top(distances, mind.rows, k)
+        hits = memories_semantic_search(mind_id=mind.mind_id, q=q, limit=k, threshold=-1.0)
+        found.append(min(sum(1 for hit in hits if row_of.get(hit.memory.pk) in correct), k) / min(k, len(mind.rows)))
+    return round(float(np.mean(found)), 4)
+
+
+def unfiltered_recall(loaded: Loaded, raw, *, seed: int) -> float:
+    """Recall@K of the bare HNSW top K of the whole table against the exact top K."""
+    from memories.embedders import get_embedder
+    from memories.models import Memory
+    from memories.selectors.search import hnsw_settings
+
+    queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
+    vectors = get_embedder().embed(queries)
+    row_of = {pk: row for row, pk in enumerate(loaded.ids)}
+    all_rows = np.arange(len(loaded.ids))
+    found = []
+    sql = f"SELECT id FROM {Memory._meta.db_table} ORDER BY embedding <=> %s::vector LIMIT {K}"  # noqa: S608
+    for vector in vectors:
+        with raw.transaction(force_rollback=True), raw.cursor() as cursor:
+            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [hnsw_settings(K)["ef_search"]])
+            cursor.execute(sql, [_vector_literal(vector)])
+            returned = [row[0] for row in cursor.fetchall()]
+        correct = _exact_top(1.0 - loaded.vectors @ vector, all_rows, K)
+        found.append(min(sum(1 for pk in returned if row_of.get(pk) in correct), K) / K)
+    return round(float(np.mean(found)), 4)
+
+
+# --- the table ------------------------------------------------------------------------------------
+
+
+def _cell(part: dict | None) -> str:
+    return "—" if part is None else f"{part['p50_ms']:.1f}/{part['p95_ms']:.1f}/{part['p99_ms']:.1f}"
+
+
+def table(rows: list[dict], *, unfiltered: dict[int, float]) -> str:
+    header = (
+        f"{'operation':<16} {'size':>7} {'SQL':>4} | {'in-process p50/95/99':>20} {'HTTP p50/95/99':>20} | "
+        f"{'bare SQL':>17} {'bare HNSW':>17} {'floor in-proc':>17} {'floor HTTP':>17} | "
+        f"{'in/SQL':>6} {'HTTP/SQL':>8} {'in/HNSW':>7} | {'recall':>6} {'HNSW rec.':>9}  goal ≤{GOAL_RATIO:g}×"
+    )
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        ratios = row["p95_ratios"]
+        recall = "—" if row.get("vector_recall") is None else f"{row['vector_recall']:.3f}"
+        http_ratio = f"{ratios['http_vs_sql']:>8.2f}" if "http_vs_sql" in ratios else f"{'—':>8}"
+        goal = "met" if ratios["in_process_vs_sql"] <= GOAL_RATIO else "not met"
+        lines.append(
+            f"{row['operation']:<16} {row['size']:>7} {row['statements']:>4g} | {_cell(row['in_process']):>20} "
+            f"{_cell(row.get('http')):>20} | {_cell(row['bare_sql']):>17} {_cell(row['bare_hnsw']):>17} "
+            f"{_cell(row['floor_in_process']):>17} {_cell(row.get('floor_http')):>17} | "
+            f"{ratios['in_process_vs_sql']:>6.2f} {http_ratio} {ratios['in_process_vs_hnsw']:>7.2f} | "
+            f"{recall:>6} {unfiltered[row['size']]:>9.3f}  {goal}"
+        )
+    lines.append(f"{'(later)':<16} resonance and knot promotion rows: " + "; ".join(PENDING_OPERATIONS))
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    args = _arguments(argv)
+    django_setup()
+    import logging
+
+    import psycopg
+
+    # Django logs every 404 as a warning; the floor asks for thousands of them.
+    logging.getLogger("django.request").setLevel(logging.ERROR)
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    from bench.peer import peer_available, peer_run, peer_table
+
+    started = datetime.now(UTC)
+    print(f"Creating database {args.database} …", flush=True)
+    database_create(args.database)
+    server = None
+    rows: list[dict] = []
+    peer = None
+    try:
+        loaded = minds_load(args.sizes, seed=args.seed)
+        print(f"Loaded {len(loaded.ids)} memories in minds of {args.sizes} ({loaded.load_s} s).", flush=True)
+        # Never a server-side prepared statement (a generic plan would outlive per-query settings).
+        raw = psycopg.connect(**{**connection.get_connection_params(), "prepare_threshold": None})
+        if not args.no_http:
+            server = Server()
+        unfiltered = {}
+        hnsw_recall = unfiltered_recall(loaded, raw, seed=args.seed)
+        for mind in loaded.minds:
+            unfiltered[mind.size] = hnsw_recall
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer {mind.key}")
+            http_client = server.client(mind.key) if server else None
+            # Before any store adds memories the fixture's vectors do not hold.
+            recalls = {
+                k: vector_recall(loaded, mind, k=k, seed=args.seed)
+                for k in {operation.vector_k for operation in _operations()} - {None}
+            }
+            for operation in _operations():
+                print(f"… {operation.name} at {mind.size}", flush=True)
+                row = operation_measure(
+                    operation, mind, client=client, http_client=http_client, raw=raw, seed=args.seed,
+                    requests=args.requests, warmup=args.warmup,
+                )  # fmt: skip
+                if operation.vector_k is not None:
+                    row["vector_recall"] = recalls[operation.vector_k]
+                    row["vector_recall_k"] = operation.vector_k
+                rows.append(row)
+                print(table([row], unfiltered=unfiltered).splitlines()[2], flush=True)
+        raw.close()
+        if server:
+            server.stop()
+            server = None
+        if args.no_peer:
+            peer = {"skipped": "--no-peer"}
+        elif not peer_available():
+            peer = {"skipped": "mem0ai is not installed (pip install -r requirements-peer.txt)"}
+        else:
+            peer = peer_run(loaded, sizes=[s for s in args.sizes if s <= args.peer_max_size], seed=args.seed)
+        machine = {
+            "cpu_count": os.cpu_count(),
+            "load_average": [round(value, 2) for value in os.getloadavg()],
+            **server_versions(),
+        }
+    finally:
+        if server:
+            server.stop()
+        database_drop(args.database)
+    print()
+    print(table(rows, unfiltered=unfiltered))
+    print()
+    print(peer_table(peer, rows))
+    print(
+        f"Machine: {machine['cpu_count']} CPUs, load average {machine['load_average']}, "
+        f"PostgreSQL {machine['postgres']}, pgvector {machine['pgvector']}"
+    )
+    result = {
+        "benchmark": "latency",
+        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "machine": machine,
+        "config": {"sizes": args.sizes, "requests": args.requests, "warmup": args.warmup, "seed": args.seed,
+                   "embedder": "hashing", "load_s": loaded.load_s, "unfiltered_hnsw_recall_at_10": hnsw_recall},
+        "rows": rows,
+        "pending": list(PENDING_OPERATIONS),
+        "peer": peer,
+    }  # fmt: skip
+    if not args.no_save:
+        RESULTS_DIR.mkdir(exist_ok=True)
+        stamp = started.strftime("%Y%m%dT%H%M%SZ")
+        text = json.dumps(result, indent=2) + "\n"
+        (RESULTS_DIR / f"latency-{stamp}.json").write_text(text)
+        (RESULTS_DIR / "latency-latest.json").write_text(text)
+        print(f"Saved bench/results/latency-{stamp}.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
