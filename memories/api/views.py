@@ -10,6 +10,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories.api.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
 from memories.api.serializers import (
     DiffQuerySerializer,
     DiffSerializer,
@@ -23,7 +24,7 @@ from memories.api.serializers import (
     SyncResultSerializer,
 )
 from memories.selectors.memory import (
-    memories_by_tag,
+    MemoryListFilters,
     memories_expiring,
     memories_unverified,
     memory_audit_list,
@@ -42,7 +43,8 @@ from memories.services.memory import (
 )
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response
-from minds.access import Access, caller_of, mind_from_request
+from minds.access import Access, caller_of
+from minds.api.request_mind import mind_from_request
 from minds.permissions import IsHuman
 from pipelinelog.spans import current_turn_id_or_blank
 
@@ -102,6 +104,19 @@ def idempotent_response(request, *, mind, execute: Callable[[], tuple[int, dict]
     return Response(outcome.body, status=outcome.status, headers=headers)
 
 
+def memory_list_filters(filter_class: type[MemoryFilter], request) -> MemoryListFilters:
+    """The list filters of the query string, validated (400 naming a bad or unknown parameter)."""
+    cleaned = filter_class(data=request.query_params).cleaned()
+    return MemoryListFilters(
+        category=cleaned["category"] or None,
+        tag=cleaned["tag"] or None,
+        priority=cleaned["priority"] or None,
+        source=cleaned["source"] or None,
+        verified=cleaned["verified"],
+        include_expired=bool(cleaned["include_expired"]),
+    )
+
+
 class MemoryCollectionView(APIView):
     pagination_class = LimitOffsetPaging
     page_default_limit = MEMORY_LIST_LIMIT
@@ -120,7 +135,8 @@ class MemoryCollectionView(APIView):
     def get(self, request):
         """The mind's memories, most recently updated first; expired ones only with include_expired=true."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        return page_response(self, memory_list(mind_id=mind.pk, params=request.query_params), MemorySerializer)
+        filters = memory_list_filters(MemoryFilter, request)
+        return page_response(self, memory_list(mind_id=mind.pk, filters=filters), MemorySerializer)
 
     @extend_schema(
         request=MemoryInputSerializer,
@@ -232,7 +248,8 @@ class MemoryAuditView(APIView):
     def get(self, request):
         """Who changed which memory when, and which fields; newest first."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        rows = memory_audit_list(mind_id=mind.pk, params=request.query_params)
+        action = AuditFilter(data=request.query_params).cleaned()["action"] or None
+        rows = memory_audit_list(mind_id=mind.pk, action=action)
         return page_response(self, rows, MemoryAuditSerializer)
 
 
@@ -281,4 +298,5 @@ class MemoryByTagView(APIView):
     def get(self, request):
         """Memories carrying `tag`; takes the filters of GET /memory too."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        return page_response(self, memories_by_tag(mind_id=mind.pk, params=request.query_params), MemorySerializer)
+        filters = memory_list_filters(MemoryByTagFilter, request)
+        return page_response(self, memory_list(mind_id=mind.pk, filters=filters), MemorySerializer)

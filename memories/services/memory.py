@@ -1,26 +1,23 @@
 """Writing memories: store (upsert by category + key), update, delete, verify and sync, with
-defaults, audit rows and promotion."""
+defaults and audit rows; each write reports its change to memories.lifecycle."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from django_q.tasks import async_task
-from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from memories.embedders import get_embedder
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.models import AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
-from memoryproject.errors import Conflict, validation_error_fields
+from memoryproject.domain import Conflict, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
@@ -256,17 +253,6 @@ def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], t
     )
 
 
-def promotion_enqueue(memory_id: str) -> None:
-    """Ask the worker to promote this memory once the current transaction has committed."""
-    transaction.on_commit(partial(async_task, "synapses.tasks.memory_promote", memory_id))
-
-
-def promotion_enqueue_many(memory_ids: list[str]) -> None:
-    """One task for a batch of memories (a sync): one queue row instead of one per memory."""
-    if memory_ids:
-        transaction.on_commit(partial(async_task, "synapses.tasks.memories_promote", list(memory_ids)))
-
-
 @transaction.atomic
 def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "") -> StoreResult:
     """Create the memory, or update the one with the same (category, key) — the upsert of POST /memory.
@@ -291,7 +277,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
         else:
             current_span().db_write({"table": "memories_memory", "operation": "insert", "id": memory.pk})
             _audit(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
-            promotion_enqueue(memory.pk)
+            memories_changed(event=MemoryEvent.CREATED, mind_id=mind.pk, memory_ids=[memory.pk])
             return StoreResult(memory=memory, created=True, changed_fields=())
     changed = _apply_changes(
         existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=True
@@ -303,7 +289,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
             {"table": "memories_memory", "operation": "update", "id": existing.pk, "fields": changed}
         )
         _audit(existing, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
-        promotion_enqueue(existing.pk)
+        memories_changed(event=MemoryEvent.UPDATED, mind_id=mind.pk, memory_ids=[existing.pk])
     return StoreResult(memory=existing, created=False, changed_fields=tuple(changed))
 
 
@@ -373,7 +359,7 @@ def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str 
         raise _key_taken_conflict(memory.category, memory.key, None) from None
     current_span().db_write({"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": changed})
     _audit(memory, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
-    promotion_enqueue(memory.pk)
+    memories_changed(event=MemoryEvent.UPDATED, mind_id=memory.mind_id, memory_ids=[memory.pk])
     return UpdateResult(memory=memory, changed_fields=tuple(changed))
 
 
@@ -386,10 +372,11 @@ def memory_delete(*, memory: Memory, caller: Caller, turn_id: str = "") -> str:
     memory = _locked(memory)
     now = timezone.now()
     memory_id = memory.pk
-    # The synapse issue adds here: delete every knot promoted from this memory and their edges.
+    # The net's rows of this memory go with it, by their cascading foreign key.
     Memory.objects.filter(mind_id=memory.mind_id, pk=memory_id).delete()
     current_span().db_write({"table": "memories_memory", "operation": "delete", "id": memory_id})
     _audit(memory, action=AuditAction.DELETED, caller=caller, changed=[], turn_id=turn_id, now=now)
+    memories_changed(event=MemoryEvent.DELETED, mind_id=memory.mind_id, memory_ids=[memory_id])
     return memory_id
 
 
@@ -411,6 +398,8 @@ def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id
     )
     action = AuditAction.VERIFIED if verified else AuditAction.UNVERIFIED
     _audit(memory, action=action, caller=caller, changed=["verified"], turn_id=turn_id, now=now)
+    event = MemoryEvent.VERIFIED if verified else MemoryEvent.UNVERIFIED
+    memories_changed(event=event, mind_id=memory.mind_id, memory_ids=[memory.pk])
     return memory
 
 
@@ -512,7 +501,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
             errors[str(index)] = validation_error_fields(error)
     if errors:
         # Nothing has been written yet; the transaction ends with the error.
-        raise ApiValidationError({"memories": errors})
+        raise ValidationFailed({"memories": errors})
 
     embed_all(list(to_embed.values()))
     try:
@@ -538,6 +527,10 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
     current_span().db_write(
         {"table": "memories_memory", "operation": "sync", "inserted": len(created), "updated": len(updated)}
     )
-    promotion_enqueue_many([memory.pk for memory in (*created.values(), *updated.values())])
+    memories_changed(
+        event=MemoryEvent.SYNCED,
+        mind_id=mind.pk,
+        memory_ids=[memory.pk for memory in (*created.values(), *updated.values())],
+    )
     created_count = sum(1 for item in results if item.created)
     return SyncResult(created=created_count, updated=len(results) - created_count, items=tuple(results))

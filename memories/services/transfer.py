@@ -16,9 +16,8 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from rest_framework import serializers
-from rest_framework.exceptions import ValidationError as ApiValidationError
 
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import AuditAction, Memory, MemoryAudit, Source, Speaker
 from memories.selectors.memory import memories_of
 from memories.services.memory import (
@@ -29,9 +28,8 @@ from memories.services.memory import (
     embed_all,
     memories_for_write,
     memory_build,
-    promotion_enqueue_many,
 )
-from memoryproject.errors import Conflict, validation_error_fields
+from memoryproject.domain import Conflict, ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
@@ -60,18 +58,21 @@ def _export_rows(mind: Mind) -> Iterator[Memory]:
     return memories_of(mind.pk).order_by("created_at", "pk").iterator(chunk_size=EXPORT_CHUNK_ROWS)
 
 
-def mind_export_json(*, mind: Mind, represent: Callable[[Memory], dict]) -> Iterator[str]:
+def mind_export_json(
+    *, mind: Mind, represent: Callable[[Memory], dict], represent_time: Callable[[datetime], str]
+) -> Iterator[str]:
     """The mind as one JSON document, in pieces: `format_version`, `exported_at`, `mind`,
     `memories` (`represent(memory)` of each, oldest first), and `knots`, `edges`, `entities`,
-    `goals` (empty lists until the synapse model exists)."""
+    `goals` (empty lists until the synapse model exists). Times are written by `represent_time`,
+    the API's format for them."""
     head = {
         "format_version": EXPORT_FORMAT_VERSION,
-        "exported_at": serializers.DateTimeField().to_representation(timezone.now()),
+        "exported_at": represent_time(timezone.now()),
         "mind": {
             "id": mind.pk,
             "name": mind.name,
             "description": mind.description,
-            "created_at": serializers.DateTimeField().to_representation(mind.created_at),
+            "created_at": represent_time(mind.created_at),
         },
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
@@ -189,7 +190,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
     Matches by (category, key). A memory the mind does not have is created with the file's
     times; one with the same content is skipped; one with different content is replaced by the
     file's version only when the file's `updated_at` is later, else skipped. So importing the
-    same file twice changes nothing. Audit action `imported`; promotion enqueued for what was
+    same file twice changes nothing. Audit action `imported`; the lifecycle hears of what was
     written, oldest first. Nothing is written when any item fails.
     """
     now = timezone.now()
@@ -207,7 +208,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
             continue
         incoming.append(memory)
     if errors:
-        raise ApiValidationError({"memories": errors})
+        raise ValidationFailed({"memories": errors})
 
     keys = {memory.key for memory in incoming}
     locked = memories_for_write(mind.pk).filter(key__in=keys)
@@ -246,7 +247,8 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
         audit_row(memory, action=AuditAction.IMPORTED, caller=caller, changed=changed, turn_id=turn_id, now=now)
         for memory, changed in audited
     )
-    promotion_enqueue_many([memory.pk for memory in sorted(written, key=lambda memory: (memory.created_at, memory.pk))])
+    oldest_first = sorted(written, key=lambda memory: (memory.created_at, memory.pk))
+    memories_changed(event=MemoryEvent.IMPORTED, mind_id=mind.pk, memory_ids=[memory.pk for memory in oldest_first])
     downgraded = sum(_claims_authority(item["fields"], item["times"]) for item in items) if caller.is_agent else 0
     result = ImportResult(outcomes=outcomes, downgraded=downgraded)
     current_span().db_write(

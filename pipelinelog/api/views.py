@@ -9,7 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoryproject.pagination import LimitOffsetPaging, page_response
-from minds.access import Access, mind_from_request
+from minds.access import Access
+from minds.api.request_mind import mind_from_request
 from pipelinelog.api.filters import LogEntryFilterSet
 from pipelinelog.api.serializers import LogEntrySerializer, TurnTraceSerializer
 from pipelinelog.models import Kind
