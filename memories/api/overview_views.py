@@ -40,7 +40,7 @@ from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.schema import error_responses
 from minds.access import Access, caller_of
-from minds.api.request_mind import mind_from_request
+from minds.api.request_mind import mind_from_request, named_mind_id
 from pipelinelog.spans import current_turn_id_or_blank
 
 # Related memories per page when the client gives no `limit`.
@@ -92,7 +92,9 @@ class RelatedView(APIView):
     @extend_schema(responses={200: RelatedMemorySerializer(many=True), **error_responses(400, 401, 404)})
     def get(self, request, memory_id: str):
         """Memories sharing tags with this one, most shared tags first (`shared_tags` per result)."""
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.READ, named_mind_id=named_mind_id(request)
+        )
         no_query_params(request, besides=PAGE_PARAMS)
         return page_response(self, memories_related(memory=memory), RelatedMemorySerializer, context={"memory": memory})
 

@@ -44,7 +44,7 @@ from memories.services.memory import (
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from minds.access import Access, caller_of
-from minds.api.request_mind import mind_from_request
+from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman
 from pipelinelog.spans import current_turn_id_or_blank
 
@@ -164,13 +164,17 @@ class MemoryCollectionView(APIView):
 class MemoryDetailView(APIView):
     @extend_schema(responses=MemorySerializer)
     def get(self, request, memory_id: str):
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.READ, named_mind_id=named_mind_id(request)
+        )
         return Response(MemorySerializer(memory).data)
 
     @extend_schema(request=MemoryInputSerializer(partial=True), responses=MemorySerializer)
     def patch(self, request, memory_id: str):
         """Change any subset of the writable fields; a (category, key) another memory holds is a 409."""
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
         serializer = MemoryInputSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         result = memory_update(
@@ -189,7 +193,9 @@ class MemoryDetailView(APIView):
     @extend_schema(responses={200: MemoryDeletedSerializer})
     def delete(self, request, memory_id: str):
         """Delete the memory for good; only a content-free audit row remains."""
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
         deleted_id = memory_delete(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemoryDeletedSerializer({"deleted": True, "id": deleted_id}).data)
 
@@ -202,7 +208,9 @@ class MemoryVerifyView(APIView):
 
     @extend_schema(request=None, responses=MemorySerializer)
     def post(self, request, memory_id: str):
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
         memory = self.service(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemorySerializer(memory).data)
 

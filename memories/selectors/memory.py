@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memories.models import AuditAction, Memory, MemoryAudit, current_filter
-from memoryproject.domain import NotFound
+from memoryproject.domain import NotFound, ValidationFailed
 from memoryproject.pagination import MAX_PAGE_LIMIT
 from memoryproject.timeinput import time_after
 from minds.access import Access, mind_require
@@ -23,8 +23,11 @@ def memories_of(mind_id: str) -> QuerySet[Memory]:
     return Memory.objects.filter(mind_id=mind_id).select_related("verified_by").defer("embedding", "search_vector")
 
 
-def memory_get_for(*, user, memory_id: str, need: Access) -> Memory:
-    """A memory by id, if `user` may act on its mind at level `need` (404 when invisible, 403 when too low)."""
+def memory_get_for(*, user, memory_id: str, need: Access, named_mind_id: str | None = None) -> Memory:
+    """A memory by id, if `user` may act on its mind at level `need` (NotFound when invisible,
+    PermissionDenied when too low). `named_mind_id`, the mind the client named, must be the
+    memory's: ValidationFailed naming both otherwise — checked only once the caller may see the
+    memory, so an outsider learns nothing from it."""
     memory = (
         Memory.objects.select_related("mind", "verified_by")
         .defer("embedding", "search_vector")
@@ -37,6 +40,15 @@ def memory_get_for(*, user, memory_id: str, need: Access) -> Memory:
         mind_require(user=user, mind=memory.mind, need=need)
     except NotFound:
         raise NotFound(MEMORY_NOT_FOUND) from None
+    if named_mind_id and named_mind_id != memory.mind_id:
+        raise ValidationFailed(
+            {
+                "mind": [
+                    f"Memory {memory.pk} belongs to mind {memory.mind_id}, not to mind {named_mind_id} named by "
+                    "?mind= / X-Mind. Name the memory's mind or leave the mind out."
+                ]
+            }
+        )
     return memory
 
 

@@ -13,8 +13,8 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memories.embedders import get_embedder
-from memories.lifecycle import MemoryEvent, memories_changed
 from memories.eventtime import EventTimeError, event_time_parse, period_start
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
 from memoryproject.domain import Conflict, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
@@ -153,6 +153,7 @@ def memory_build(
         speaker=speaker or (Speaker.USER if source == Source.USER else Speaker.AGENT),
         confidence=fields.get("confidence", CONFIDENCE_USER if source == Source.USER else CONFIDENCE_OTHER),
         salience=fields.get("salience", SALIENCE_BY_PRIORITY[priority]),
+        salience_given="salience" in fields,
         expires_at=fields.get("expires_at"),
         entities=fields.get("entities", []),
         emotion=fields.get("emotion") or "",
@@ -207,6 +208,9 @@ def _apply_changes(
     if "key" in fields:
         wanted["key"] = fields["key"]
     wanted.update(_event_time_fields(fields, created_at=memory.created_at, current=memory))
+    if "salience" not in fields and not memory.salience_given and "priority" in wanted:
+        # Nobody chose this salience: it follows the priority it was the default of.
+        wanted["salience"] = SALIENCE_BY_PRIORITY[wanted["priority"]]
     changed = [name for name, value in wanted.items() if getattr(memory, name) != value]
     claims = bool(changed) if claim_on_any_change else "content" in changed
     # Without a claim the source changes only when the client asked for it (already checked by _source_for).
@@ -215,6 +219,8 @@ def _apply_changes(
         return []
     for name in changed:
         setattr(memory, name, wanted[name])
+    if "salience" in fields:
+        memory.salience_given = True
     if "content" in changed:
         memory.content_hash = content_hash_of(memory.content)
         if embed:
@@ -517,6 +523,8 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         # in Python, and that, not PostgreSQL, dominates a big sync.
         if "verified" in changed_fields:  # the audit's one name for the three verification columns
             changed_fields |= {"verified_at", "verified_by"}
+        if "salience" in changed_fields:
+            changed_fields.add("salience_given")
         fields = sorted(changed_fields - set(SYNC_REWRITE_FIELDS)) + list(SYNC_WRITE_STAMPS)
         Memory.objects.bulk_update(updated.values(), fields, batch_size=SYNC_UPDATE_BATCH)
         # Only the rewritten ones carry a new vector (the others never loaded theirs).

@@ -23,6 +23,8 @@ from memories.selectors.memory import memories_of
 from memories.services.memory import (
     CLEAN_EXCLUDE,
     PLAIN_FIELDS,
+    SALIENCE_BY_PRIORITY,
+    SYNC_UPDATE_BATCH,
     audit_row,
     derived_key,
     embed_all,
@@ -131,6 +133,13 @@ class ImportResult:
 
 # Fields whose change an import reports in its audit row, besides the ones a write copies as given.
 _COMPARED = ("content", "source", "verified", "event_time", "event_precision", "created_at", "updated_at")
+# Every column an import's replacement writes, in one bulk UPDATE per SYNC_UPDATE_BATCH rows. A
+# replaced memory always has new content (same content is skipped), so its vector is new too.
+_IMPORT_UPDATE_FIELDS = sorted(
+    {*PLAIN_FIELDS, *_COMPARED}
+    | {"content_hash", "embedding", "embedding_model", "verified_at", "verified_by", "turn_id", "changed_at"}
+    | {"salience_given"}
+)
 
 
 def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, now: datetime, turn_id: str) -> Memory:
@@ -159,6 +168,9 @@ def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, n
         created_at=created_at,
         updated_at=updated_at,
     )
+    # An export writes every salience, the defaults too: only one that differs from its
+    # priority's default was chosen by someone (and stays when the priority changes).
+    memory.salience_given = memory.salience != SALIENCE_BY_PRIORITY[memory.priority]
     verified = False if caller.is_agent else times.get("verified", source == Source.USER)
     if verified:
         memory.verified = True
@@ -179,6 +191,7 @@ def _replace(stored: Memory, incoming: Memory, changed: list[str]) -> None:
     for name in changed:
         setattr(stored, name, getattr(incoming, name))
     stored.content_hash = incoming.content_hash
+    stored.salience_given = incoming.salience_given
     stored.verified_at, stored.verified_by = incoming.verified_at, incoming.verified_by
     stored.turn_id = incoming.turn_id
 
@@ -241,7 +254,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
         ) from None
     for memory, _ in to_update:
         memory.changed_at = now  # the file's times stay; this marks the write for /memory/diff
-        memory.save()
+    Memory.objects.bulk_update([memory for memory, _ in to_update], _IMPORT_UPDATE_FIELDS, batch_size=SYNC_UPDATE_BATCH)
     audited = [(memory, []) for memory in to_create] + to_update
     MemoryAudit.objects.bulk_create(
         audit_row(memory, action=AuditAction.IMPORTED, caller=caller, changed=changed, turn_id=turn_id, now=now)
