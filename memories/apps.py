@@ -13,4 +13,5 @@ class MemoriesConfig(AppConfig):
         register_converter(MemoryIdConverter, "memory_id")
 
         import memories.checks  # noqa: F401  (registers the system checks)
+        import memories.receivers  # noqa: F401  (listens to minds.signals)
         import memoryproject.database_checks  # noqa: F401  (registers the PostgreSQL/pgvector version check)

@@ -128,6 +128,9 @@ class Memory(models.Model):
     )
     confidence = models.FloatField()
     salience = models.FloatField()
+    # Whether a client gave the salience: a priority change moves only a salience nobody gave
+    # (to the new priority's default), never one a client chose.
+    salience_given = models.BooleanField(default=False, db_default=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     # Names as given by the caller; the synapse model resolves them to the mind's entities.
     entities = ArrayField(models.CharField(max_length=MAX_ENTITY_CHARS), default=list, blank=True)

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.renderers import JSONRenderer
 
 from memoryproject.outage import DATABASE_RETRY_AFTER_SECONDS
-
-
-def validation_error_fields(error: DjangoValidationError) -> dict[str, list[str]]:
-    """A Django ValidationError as field → messages; an error of no field goes under `body`."""
-    return error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
 
 
 def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:
@@ -59,8 +53,8 @@ def url_too_long_response(url_bytes: int) -> HttpResponse:
     )
 
 
-class Conflict(APIException):
-    """409. `fields` names the fields whose values collide, like a validation error does."""
+class HttpConflict(APIException):
+    """409, the answer to a domain Conflict. `fields` names the colliding fields, like a validation error does."""
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"

@@ -9,12 +9,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions
 from rest_framework.views import exception_handler
 
+from memoryproject import domain
+from memoryproject.domain import validation_error_fields
 from memoryproject.errors import (
     DatabaseUnavailable,
+    HttpConflict,
     PayloadTooLarge,
     error_body,
     mark_database_unavailable,
-    validation_error_fields,
 )
 from memoryproject.outage import is_database_outage, outage
 
@@ -82,9 +84,41 @@ def _database_unavailable(exc: BaseException, context):
     return mark_database_unavailable(response)
 
 
+def _authentication_failed(exc: domain.AuthenticationFailed, context) -> exceptions.AuthenticationFailed:
+    """DRF's own, with the WWW-Authenticate header its views add (403 where the view has none)."""
+    api_exc = exceptions.AuthenticationFailed(exc.message)
+    view, request = context.get("view"), context.get("request")
+    header = view.get_authenticate_header(request) if view is not None and request is not None else None
+    if header:
+        api_exc.auth_header = header
+    else:
+        api_exc.status_code = 403
+    return api_exc
+
+
+def api_exception_of(exc: domain.DomainError, context) -> exceptions.APIException:
+    """The DRF exception that answers a domain error: its status, code and message as before."""
+    if isinstance(exc, domain.ValidationFailed):
+        return exceptions.ValidationError(exc.fields)
+    if isinstance(exc, domain.NotFound):
+        return exceptions.NotFound(exc.message)
+    if isinstance(exc, domain.PermissionDenied):
+        return exceptions.PermissionDenied(exc.message)
+    if isinstance(exc, domain.Conflict):
+        return HttpConflict(exc.message, fields=exc.fields)
+    if isinstance(exc, domain.AuthenticationFailed):
+        return _authentication_failed(exc, context)
+    api_exc = exceptions.APIException(exc.message, code=exc.code)
+    if isinstance(exc, domain.Unavailable):
+        api_exc.status_code = 503
+    return api_exc
+
+
 def api_exception_handler(exc, context):
     if is_database_outage(exc):
         return _database_unavailable(exc, context)
+    if isinstance(exc, domain.DomainError):
+        exc = api_exception_of(exc, context)
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
     elif isinstance(exc, DjangoValidationError):

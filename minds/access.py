@@ -11,11 +11,9 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from rest_framework import exceptions
-
-from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.converters import MindIdConverter
-from minds.authentication import AgentPrincipal, is_agent
+from memoryproject.domain import NotFound, PermissionDenied
+from minds.authentication import is_agent
 from minds.models import Mind, MindShare, ShareAccess
 from minds.signals import mind_resolved
 
@@ -54,44 +52,35 @@ def mind_access_of(*, user, mind: Mind) -> Access | None:
 
 
 def mind_require(*, user, mind: Mind, need: Access) -> Access:
-    """Raise 404 when `mind` is invisible to `user`, 403 when their level is below `need`."""
+    """NotFound when `mind` is invisible to `user`, PermissionDenied when their level is below `need`."""
     level = mind_access_of(user=user, mind=mind)
     if level is None:
-        raise exceptions.NotFound(MIND_NOT_FOUND)
+        raise NotFound(MIND_NOT_FOUND)
     # The caller can see the mind: the request's log rows belong to it (a refused write included).
     # Humans name a mind per request, so it is announced here; a Mind Key announced its own mind
     # when it authenticated (minds.authentication).
     mind_resolved.send(sender=Mind, mind=mind)
     if level < need:
-        raise exceptions.PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")
+        raise PermissionDenied(f"This needs {need.label} access to the mind; you have {level.label} access.")
     return level
 
 
 def mind_get_for(*, user, mind_id: str, need: Access) -> tuple[Mind, Access]:
-    """Load a mind by id for `user` and check their level (404 / 403 as above)."""
+    """Load a mind by id for `user` and check their level (NotFound / PermissionDenied as above).
+
+    The one way to load a mind with an access check: the API resolves the mind a request names
+    with it (minds.api.request_mind), and the mind endpoints by their path's id. The mind comes
+    back with `access`, the caller's level as a word, which the mind's JSON shows."""
     # Anything that cannot be a mind id (a NUL, 5,000 characters) is simply not found; it must
     # not reach PostgreSQL, which refuses NUL in text with an error.
     if not re.fullmatch(MindIdConverter.regex, mind_id):
-        raise exceptions.NotFound(MIND_NOT_FOUND)
+        raise NotFound(MIND_NOT_FOUND)
     mind = Mind.objects.filter(pk=mind_id).first()
     if mind is None:
-        raise exceptions.NotFound(MIND_NOT_FOUND)
-    return mind, mind_require(user=user, mind=mind, need=need)
-
-
-def mind_from_request(request, *, need: Access) -> tuple[Mind, Access]:
-    """The mind a memory endpoint acts on: the key's mind, or `?mind=` / `X-Mind` for humans."""
-    user = request.user
-    if isinstance(user, AgentPrincipal):
-        if need > AGENT_ACCESS:
-            raise exceptions.PermissionDenied("A Mind Key cannot do this; a human with access to the mind can.")
-        return user.mind, AGENT_ACCESS
-    mind_id = request.query_params.get(MIND_PARAM) or request.headers.get(MIND_HEADER)
-    if not mind_id:
-        raise exceptions.ValidationError(
-            {MIND_PARAM: [f"Name the mind: add ?{MIND_PARAM}=<mind id> or the header {MIND_HEADER}: <mind id>."]}
-        )
-    return mind_get_for(user=user, mind_id=mind_id.strip(), need=need)
+        raise NotFound(MIND_NOT_FOUND)
+    level = mind_require(user=user, mind=mind, need=need)
+    mind.access = level.label
+    return mind, level
 
 
 def caller_label(user) -> str:

@@ -7,9 +7,9 @@ Minds come back with an `access` attribute: the caller's level as a word
 from __future__ import annotations
 
 from django.db.models import Case, CharField, Exists, OuterRef, Q, QuerySet, Subquery, Value, When
-from rest_framework.exceptions import NotFound
 
-from minds.access import Access, mind_get_for
+from memoryproject.domain import NotFound
+from minds.access import Access
 from minds.models import Mind, MindKey, MindShare
 
 KEY_NOT_FOUND = "This mind has no key with this id."
@@ -40,13 +40,6 @@ def minds_shared_list(*, user) -> QuerySet[Mind]:
     """Minds other people shared with `user`, oldest first, each with `access`."""
     shared = Mind.objects.filter(Exists(MindShare.objects.filter(mind=OuterRef("pk"), user=user))).exclude(owner=user)
     return _with_access(shared, user).select_related("owner").order_by("created_at", "id")
-
-
-def mind_get_with_access(*, user, mind_id: str, need: Access) -> Mind:
-    """A mind `user` may act on at level `need` (404 invisible, 403 too low), with `access` set."""
-    mind, level = mind_get_for(user=user, mind_id=mind_id, need=need)
-    mind.access = level.label
-    return mind
 
 
 def mind_keys_list(*, mind: Mind) -> QuerySet[MindKey]:

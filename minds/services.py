@@ -1,4 +1,4 @@
-"""Write operations on users, tokens, minds, keys and shares. Keyword-only, transactional."""
+"""Write operations on users, minds, keys and shares. Keyword-only, transactional."""
 
 from __future__ import annotations
 
@@ -6,19 +6,15 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth.models import update_last_login
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from rest_framework.exceptions import AuthenticationFailed
-from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
-from rest_framework_simplejwt.settings import api_settings as jwt_settings
-from rest_framework_simplejwt.tokens import RefreshToken
 
-from memoryproject.errors import Conflict
+from memoryproject.domain import AuthenticationFailed, Conflict
 from minds.mindkeys import mind_key_digest, mind_key_generate
 from minds.models import Mind, MindKey, MindShare
+from minds.signals import mind_deleting
 
 User = get_user_model()
 
@@ -62,43 +58,15 @@ def user_register(*, email: str, password: str):
     return user
 
 
-@dataclass(frozen=True)
-class TokenPair:
-    access: str
-    refresh: str
+def user_authenticate(*, email: str, password: str):
+    """The active account of `email` when `password` is its password; AuthenticationFailed otherwise.
 
-
-def user_tokens_issue(*, user) -> TokenPair:
-    """A fresh JWT pair for `user`."""
-    refresh = RefreshToken.for_user(user)
-    return TokenPair(access=str(refresh.access_token), refresh=str(refresh))
-
-
-def user_login(*, email: str, password: str) -> TokenPair:
-    """Check the password and issue a JWT pair; AuthenticationFailed (401) when wrong or inactive."""
+    The API issues the tokens (minds.api.tokens): minting them is HTTP's business, not the account's.
+    """
     user = authenticate(request=None, username=email_normalize(email), password=password)
     if user is None:
         raise AuthenticationFailed(LOGIN_FAILED)
-    if jwt_settings.UPDATE_LAST_LOGIN:
-        update_last_login(None, user)
-    return user_tokens_issue(user=user)
-
-
-def access_token_refresh(*, refresh: str) -> str:
-    """A new access token from a refresh token, for an account that still exists and is active.
-
-    Raises InvalidToken (401) otherwise. (simplejwt's own serializer answers 500 when the
-    account was deleted; hence our own.)
-    """
-    try:
-        token = RefreshToken(refresh)
-    except TokenError as error:
-        raise InvalidToken(str(error)) from None
-    user_id = token.payload.get(jwt_settings.USER_ID_CLAIM)
-    user = User.objects.filter(**{jwt_settings.USER_ID_FIELD: user_id}).first() if user_id is not None else None
-    if user is None or not jwt_settings.USER_AUTHENTICATION_RULE(user):
-        raise InvalidToken("The account of this token no longer exists or is disabled.")
-    return str(token.access_token)
+    return user
 
 
 # --- Minds ----------------------------------------------------------------------------------
@@ -163,7 +131,9 @@ def mind_update(*, mind: Mind, name: str | None = None, description: str | None 
 @transaction.atomic
 def mind_delete(*, mind: Mind) -> None:
     """Delete a mind and, by CASCADE, everything that points at it: its keys, shares, memories,
-    audit rows, idempotency records and log rows."""
+    audit rows, idempotency records and log rows. The apps above hear of it first
+    (`minds.signals.mind_deleting`)."""
+    mind_deleting.send(sender=Mind, mind_id=mind.pk)
     mind.delete()
 
 

@@ -53,3 +53,34 @@ def test_every_app_of_the_project_has_its_place_in_the_chain():
     contracts = read_configuration(str(CONTRACTS))["contracts_options"]
     chain = next(contract for contract in contracts if contract["type"] == "layers")
     assert set(chain["layers"]) == project_apps
+
+
+def test_a_service_that_imports_rest_framework_breaks_the_http_free_contract(tmp_path):
+    # The wildcards must reach a nested services/selectors module, or the contract guards nothing.
+    probe = tmp_path / "probe_app"
+    (probe / "selectors").mkdir(parents=True)
+    (probe / "__init__.py").write_text("")
+    (probe / "selectors" / "__init__.py").write_text("")
+    (probe / "selectors" / "lists.py").write_text("from rest_framework.exceptions import NotFound\n")
+    (probe / "services.py").write_text("from rest_framework_simplejwt.tokens import RefreshToken\n")
+    contracts = read_configuration(str(CONTRACTS))["contracts_options"]
+    http_free = next(contract for contract in contracts if contract["name"].startswith("services and selectors"))
+    config = tmp_path / "http-free.ini"
+    config.write_text(
+        "[importlinter]\nroot_packages =\n    probe_app\ninclude_external_packages = True\n\n"
+        "[importlinter:contract:http-free]\nname = http free\ntype = forbidden\n"
+        f"source_modules =\n    {chr(10).join('    ' + m for m in http_free['source_modules']).strip()}\n"
+        f"forbidden_modules =\n    {chr(10).join('    ' + m for m in http_free['forbidden_modules']).strip()}\n"
+        "allow_indirect_imports = True\n"
+    )
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[2]); from importlinter.cli import lint_imports; "
+        "sys.exit(lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(config), str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "probe_app.selectors.lists -> rest_framework" in result.stdout
+    assert "probe_app.services -> rest_framework_simplejwt" in result.stdout

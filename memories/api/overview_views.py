@@ -39,7 +39,8 @@ from memories.services.compact import memories_compact
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.schema import error_responses
-from minds.access import Access, caller_of, mind_from_request
+from minds.access import Access, caller_of
+from minds.api.request_mind import mind_from_request, named_mind_id
 from pipelinelog.spans import current_turn_id_or_blank
 
 # Related memories per page when the client gives no `limit`.
@@ -50,8 +51,8 @@ class StatsView(APIView):
     @extend_schema(responses={200: StatsSerializer, **error_responses(400, 401, 404)})
     def get(self, request):
         """Counts of the mind's memories: totals, verified/unverified/expired, by category, source and priority."""
-        no_query_params(request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        no_query_params(request)
         return Response(StatsSerializer(mind_stats(mind=mind)).data)
 
 
@@ -59,8 +60,8 @@ class MindHealthView(APIView):
     @extend_schema(responses={200: HealthSerializer, **error_responses(400, 401, 404)})
     def get(self, request):
         """The mind's memories, pending promotions and the worker's heartbeat."""
-        no_query_params(request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        no_query_params(request)
         return Response(HealthSerializer(mind_health(mind=mind)).data)
 
 
@@ -68,8 +69,8 @@ class TagsView(APIView):
     @extend_schema(parameters=[TagsQuerySerializer], responses={200: TagsSerializer, **error_responses(400, 401, 404)})
     def get(self, request):
         """Each tag with the number of memories carrying it, most used first."""
-        params = query_params(TagsQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        params = query_params(TagsQuerySerializer, request)
         return Response(TagsSerializer(mind_tags(mind=mind, **params)).data)
 
 
@@ -79,8 +80,8 @@ class TimelineView(APIView):
     )
     def get(self, request):
         """Memories created per hour, day, week, month or year, with counts per category."""
-        params = query_params(TimelineQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        params = query_params(TimelineQuerySerializer, request)
         return Response(TimelineSerializer(mind_timeline(mind=mind, **params)).data)
 
 
@@ -91,8 +92,10 @@ class RelatedView(APIView):
     @extend_schema(responses={200: RelatedMemorySerializer(many=True), **error_responses(400, 401, 404)})
     def get(self, request, memory_id: str):
         """Memories sharing tags with this one, most shared tags first (`shared_tags` per result)."""
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.READ, named_mind_id=named_mind_id(request)
+        )
         no_query_params(request, besides=PAGE_PARAMS)
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
         return page_response(self, memories_related(memory=memory), RelatedMemorySerializer, context={"memory": memory})
 
 
@@ -102,8 +105,8 @@ class GraphView(APIView):
     )
     def get(self, request):
         """The mind's memories as a graph for drawing (interim: edges link memories that share tags)."""
-        params = query_params(GraphQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        params = query_params(GraphQuerySerializer, request)
         return Response(GraphSerializer(mind_graph(mind=mind, **params)).data)
 
 
@@ -114,8 +117,8 @@ class ContradictionsView(APIView):
     )
     def get(self, request):
         """Pairs of recently written memories on the same subject that say different things."""
-        params = query_params(ContradictionsQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        params = query_params(ContradictionsQuerySerializer, request)
         return Response(ContradictionsSerializer(memories_contradicting(mind=mind, **params)).data)
 
 

@@ -13,7 +13,8 @@ from memories.selectors.recall import recall_build
 from memoryproject.api.negotiation import LenientNegotiationMixin
 from memoryproject.api.params import query_params
 from memoryproject.schema import error_responses
-from minds.access import Access, mind_from_request
+from minds.access import Access
+from minds.api.request_mind import mind_from_request
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 
@@ -29,8 +30,8 @@ class RecallView(LenientNegotiationMixin, APIView):
     )
     def get(self, request):
         """The mind's current memories by priority, then recency, as text for a prompt (`format=json`: as JSON)."""
-        params = query_params(RecallQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        params = query_params(RecallQuerySerializer, request)
         recall = recall_build(
             mind=mind, limit=params["limit"], max_chars=params.get("max_chars"), q=params.get("q", "")
         )

@@ -15,7 +15,8 @@ from memories.api.search_serializers import (
 from memories.selectors.search import memories_search, memories_semantic_search
 from memoryproject.api.params import query_params
 from memoryproject.schema import error_responses
-from minds.access import Access, mind_from_request
+from minds.access import Access
+from minds.api.request_mind import mind_from_request
 
 
 class SearchView(APIView):
@@ -26,8 +27,8 @@ class SearchView(APIView):
     def get(self, request):
         """Hybrid search: PostgreSQL full text (websearch syntax) and vector similarity, fused by
         reciprocal rank. Each result is the memory plus `score` and `matched`."""
-        query = query_params(SearchQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        query = query_params(SearchQuerySerializer, request)
         hits = memories_search(
             mind_id=mind.pk, q=query["q"], limit=query["limit"], tag=query.get("tag"), category=query.get("category")
         )
@@ -42,8 +43,8 @@ class SemanticSearchView(APIView):
     )
     def get(self, request):
         """Vector similarity only: memories whose cosine similarity to `q` is at least `threshold`."""
-        query = query_params(SemanticSearchQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        query = query_params(SemanticSearchQuerySerializer, request)
         hits = memories_semantic_search(
             mind_id=mind.pk, q=query["q"], limit=query["limit"], threshold=query["threshold"]
         )

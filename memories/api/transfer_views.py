@@ -6,6 +6,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,7 +15,8 @@ from memories.api.serializers import MemorySerializer
 from memories.services.transfer import mind_export_csv, mind_export_json, mind_import
 from memoryproject.api.negotiation import LenientNegotiationMixin
 from memoryproject.api.params import query_params
-from minds.access import Access, caller_of, mind_from_request
+from minds.access import Access, caller_of
+from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_turn_id_or_blank
 
 
@@ -28,8 +30,8 @@ class ExportView(LenientNegotiationMixin, APIView):
     )
     def get(self, request):
         """Everything of the mind as JSON (`format=json`, re-importable) or its memories as CSV (`format=csv`)."""
-        params = query_params(ExportQuerySerializer, request)
         mind, _ = mind_from_request(request, need=Access.READ)
+        params = query_params(ExportQuerySerializer, request)
         # One serializer for all rows: building its fields per row would cost more than the rest.
         represent = MemorySerializer().to_representation
         if params["format"] == "csv":
@@ -38,7 +40,12 @@ class ExportView(LenientNegotiationMixin, APIView):
             filename = f"synapse-{mind.pk}-{timezone.now():%Y%m%d}.csv"
             response["Content-Disposition"] = f'attachment; filename="{filename}"'
             return response
-        return StreamingHttpResponse(mind_export_json(mind=mind, represent=represent), content_type="application/json")
+        return StreamingHttpResponse(
+            mind_export_json(
+                mind=mind, represent=represent, represent_time=serializers.DateTimeField().to_representation
+            ),
+            content_type="application/json",
+        )
 
 
 class ImportView(APIView):

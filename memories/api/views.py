@@ -10,6 +10,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories.api.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
 from memories.api.serializers import (
     DiffQuerySerializer,
     DiffSerializer,
@@ -24,7 +25,7 @@ from memories.api.serializers import (
 )
 from memories.limits import MAX_IDEMPOTENCY_KEY_CHARS
 from memories.selectors.memory import (
-    memories_by_tag,
+    MemoryListFilters,
     memories_expiring,
     memories_unverified,
     memory_audit_list,
@@ -44,7 +45,8 @@ from memories.services.memory import (
 from memoryproject.api.headers import header_value_problem
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
-from minds.access import Access, caller_of, mind_from_request
+from minds.access import Access, caller_of
+from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman
 from pipelinelog.spans import current_turn_id_or_blank
 
@@ -102,6 +104,19 @@ def idempotent_response(request, *, mind, execute: Callable[[], tuple[int, dict]
     return Response(outcome.body, status=outcome.status, headers=headers)
 
 
+def memory_list_filters(filter_class: type[MemoryFilter], request) -> MemoryListFilters:
+    """The list filters of the query string, validated (400 naming a bad or unknown parameter)."""
+    cleaned = filter_class(data=request.query_params).cleaned()
+    return MemoryListFilters(
+        category=cleaned["category"] or None,
+        tag=cleaned["tag"] or None,
+        priority=cleaned["priority"] or None,
+        source=cleaned["source"] or None,
+        verified=cleaned["verified"],
+        include_expired=bool(cleaned["include_expired"]),
+    )
+
+
 class MemoryCollectionView(APIView):
     pagination_class = LimitOffsetPaging
     page_default_limit = MEMORY_LIST_LIMIT
@@ -120,7 +135,8 @@ class MemoryCollectionView(APIView):
     def get(self, request):
         """The mind's memories, most recently updated first; expired ones only with include_expired=true."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        return page_response(self, memory_list(mind_id=mind.pk, params=request.query_params), MemorySerializer)
+        filters = memory_list_filters(MemoryFilter, request)
+        return page_response(self, memory_list(mind_id=mind.pk, filters=filters), MemorySerializer)
 
     @extend_schema(
         request=MemoryInputSerializer,
@@ -148,13 +164,17 @@ class MemoryCollectionView(APIView):
 class MemoryDetailView(APIView):
     @extend_schema(responses=MemorySerializer)
     def get(self, request, memory_id: str):
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.READ, named_mind_id=named_mind_id(request)
+        )
         return Response(MemorySerializer(memory).data)
 
     @extend_schema(request=MemoryInputSerializer(partial=True), responses=MemorySerializer)
     def patch(self, request, memory_id: str):
         """Change any subset of the writable fields; a (category, key) another memory holds is a 409."""
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
         serializer = MemoryInputSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         result = memory_update(
@@ -173,7 +193,9 @@ class MemoryDetailView(APIView):
     @extend_schema(responses={200: MemoryDeletedSerializer})
     def delete(self, request, memory_id: str):
         """Delete the memory for good; only a content-free audit row remains."""
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
         deleted_id = memory_delete(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemoryDeletedSerializer({"deleted": True, "id": deleted_id}).data)
 
@@ -186,7 +208,9 @@ class MemoryVerifyView(APIView):
 
     @extend_schema(request=None, responses=MemorySerializer)
     def post(self, request, memory_id: str):
-        memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
         memory = self.service(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemorySerializer(memory).data)
 
@@ -232,7 +256,8 @@ class MemoryAuditView(APIView):
     def get(self, request):
         """Who changed which memory when, and which fields; newest first."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        rows = memory_audit_list(mind_id=mind.pk, params=request.query_params)
+        action = AuditFilter(data=request.query_params).cleaned()["action"] or None
+        rows = memory_audit_list(mind_id=mind.pk, action=action)
         return page_response(self, rows, MemoryAuditSerializer)
 
 
@@ -281,4 +306,5 @@ class MemoryByTagView(APIView):
     def get(self, request):
         """Memories carrying `tag`; takes the filters of GET /memory too."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        return page_response(self, memories_by_tag(mind_id=mind.pk, params=request.query_params), MemorySerializer)
+        filters = memory_list_filters(MemoryByTagFilter, request)
+        return page_response(self, memory_list(mind_id=mind.pk, filters=filters), MemorySerializer)

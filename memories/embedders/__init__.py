@@ -20,8 +20,8 @@ from typing import Protocol
 
 import numpy as np
 from django.conf import settings
-from rest_framework import status
-from rest_framework.exceptions import APIException
+
+from memoryproject.domain import Unavailable
 
 
 class Embedder(Protocol):
@@ -37,16 +37,15 @@ class Embedder(Protocol):
         ...
 
 
-class EmbedderUnavailable(APIException):
+class EmbedderUnavailable(Unavailable):
     """The embedder could not produce vectors (server down, wrong answer, model missing).
 
-    An API exception so a request that needs a vector answers a clear 503 in the error shape
-    of the API instead of a 500; management commands print the message.
+    A domain error, so a request that needs a vector answers a clear 503 in the error shape of
+    the API instead of a 500 (memoryproject.exceptions); management commands print the message.
     """
 
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "embedder_unavailable"
-    default_detail = "The embedding backend is unavailable; try again later."
+    code = "embedder_unavailable"
+    default_message = "The embedding backend is unavailable; try again later."
 
 
 _lock = threading.Lock()

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from memories.embedders import get_embedder
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import Memory
 from pipelinelog.spans import span
 
@@ -90,4 +91,5 @@ def _write_batch(mind_id: str, batch: list[tuple[str, str, str]], vectors, model
     for row in unchanged:
         row.embedding, row.embedding_model = vector_of[row.pk], model_name
     Memory.objects.bulk_update(unchanged, ["embedding", "embedding_model"])
+    memories_changed(event=MemoryEvent.REEMBEDDED, mind_id=mind_id, memory_ids=[row.pk for row in unchanged])
     return len(unchanged)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
-from rest_framework.exceptions import NotFound
 
-from memories.filters import AuditFilter, MemoryByTagFilter, MemoryFilter
 from memories.models import AuditAction, Memory, MemoryAudit, current_filter
+from memoryproject.domain import NotFound, ValidationFailed
 from memoryproject.pagination import MAX_PAGE_LIMIT
 from memoryproject.timeinput import time_after
 from minds.access import Access, mind_require
@@ -25,8 +23,11 @@ def memories_of(mind_id: str) -> QuerySet[Memory]:
     return Memory.objects.filter(mind_id=mind_id).select_related("verified_by").defer("embedding", "search_vector")
 
 
-def memory_get_for(*, user, memory_id: str, need: Access) -> Memory:
-    """A memory by id, if `user` may act on its mind at level `need` (404 when invisible, 403 when too low)."""
+def memory_get_for(*, user, memory_id: str, need: Access, named_mind_id: str | None = None) -> Memory:
+    """A memory by id, if `user` may act on its mind at level `need` (NotFound when invisible,
+    PermissionDenied when too low). `named_mind_id`, the mind the client named, must be the
+    memory's: ValidationFailed naming both otherwise — checked only once the caller may see the
+    memory, so an outsider learns nothing from it."""
     memory = (
         Memory.objects.select_related("mind", "verified_by")
         .defer("embedding", "search_vector")
@@ -39,19 +40,41 @@ def memory_get_for(*, user, memory_id: str, need: Access) -> Memory:
         mind_require(user=user, mind=memory.mind, need=need)
     except NotFound:
         raise NotFound(MEMORY_NOT_FOUND) from None
+    if named_mind_id and named_mind_id != memory.mind_id:
+        raise ValidationFailed(
+            {
+                "mind": [
+                    f"Memory {memory.pk} belongs to mind {memory.mind_id}, not to mind {named_mind_id} named by "
+                    "?mind= / X-Mind. Name the memory's mind or leave the mind out."
+                ]
+            }
+        )
     return memory
 
 
-def memory_list(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[Memory]:
-    """GET /memory: the mind's memories filtered by `params` (memories.filters.MemoryFilter), most
-    recently updated first (id breaks ties, so pages are stable). 400 on a bad or unknown parameter."""
-    memories = MemoryFilter(data=params, queryset=memories_of(mind_id)).filtered()
-    return memories.order_by("-updated_at", "-id")
+@dataclass(frozen=True)
+class MemoryListFilters:
+    """What a memory list keeps; None keeps everything. The API validated each value."""
+
+    category: str | None = None
+    tag: str | None = None  # lower-cased, as tags are stored
+    priority: str | None = None
+    source: str | None = None
+    verified: bool | None = None
+    include_expired: bool = False
 
 
-def memories_by_tag(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[Memory]:
-    """GET /memory/by-tag: like `memory_list`, with `tag` required."""
-    memories = MemoryByTagFilter(data=params, queryset=memories_of(mind_id)).filtered()
+def memory_list(*, mind_id: str, filters: MemoryListFilters, now: datetime | None = None) -> QuerySet[Memory]:
+    """GET /memory and /memory/by-tag: the mind's memories kept by `filters`, most recently updated
+    first (id breaks ties, so pages are stable). Expired ones only with `include_expired`."""
+    memories = memories_of(mind_id)
+    for name in ("category", "priority", "source", "verified"):
+        if getattr(filters, name) is not None:
+            memories = memories.filter(**{name: getattr(filters, name)})
+    if filters.tag is not None:
+        memories = memories.filter(tags__contains=[filters.tag])  # `tags @> ARRAY[tag]`: the GIN index on tags
+    if not filters.include_expired:
+        memories = memories.filter(current_filter(now or timezone.now()))
     return memories.order_by("-updated_at", "-id")
 
 
@@ -71,9 +94,11 @@ def memories_expiring(*, mind_id: str, within: timedelta, now: datetime | None =
     return memories.order_by("expires_at", "id")
 
 
-def memory_audit_list(*, mind_id: str, params: Mapping[str, str]) -> QuerySet[MemoryAudit]:
+def memory_audit_list(*, mind_id: str, action: str | None = None) -> QuerySet[MemoryAudit]:
     """GET /memory/audit: the mind's audit rows, newest first, optionally of one `action`."""
-    rows = AuditFilter(data=params, queryset=MemoryAudit.objects.filter(mind_id=mind_id)).filtered()
+    rows = MemoryAudit.objects.filter(mind_id=mind_id)
+    if action is not None:
+        rows = rows.filter(action=action)
     return rows.order_by("-created_at", "-id")
 
 

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.clustering import clusters_by_tag, summary_content
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.limits import MAX_CONTENT_CHARS
 from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Source, current_filter
 from memories.services.memory import MEMORY_LOCK_OF, audit_row, memory_store
@@ -140,5 +141,6 @@ def memories_compact(
         span.db_write(
             {"table": "memories_memory", "operation": "compact", "summary_id": summary.pk, "expired": member_ids}
         )
+        memories_changed(event=MemoryEvent.EXPIRED, mind_id=mind.pk, memory_ids=member_ids)
         clusters.append(CompactCluster(shared, summary_category, member_ids, summary.pk))
     return CompactResult(dry_run=dry_run, clusters=clusters)

@@ -1,26 +1,23 @@
 """Writing memories: store (upsert by category + key), update, delete, verify and sync, with
-defaults, audit rows and promotion."""
+defaults and audit rows; each write reports its change to memories.lifecycle."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from django_q.tasks import async_task
-from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.exceptions import ValidationError as ApiValidationError
 
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.keys import content_hash_of, derived_key
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import UNIQUE_KEY_CONSTRAINT, AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
-from memoryproject.errors import Conflict, validation_error_fields
+from memoryproject.domain import Conflict, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
@@ -138,6 +135,7 @@ def memory_build(
         speaker=speaker or (Speaker.USER if source == Source.USER else Speaker.AGENT),
         confidence=fields.get("confidence", CONFIDENCE_USER if source == Source.USER else CONFIDENCE_OTHER),
         salience=fields.get("salience", SALIENCE_BY_PRIORITY[priority]),
+        salience_given="salience" in fields,
         expires_at=fields.get("expires_at"),
         entities=fields.get("entities", []),
         emotion=fields.get("emotion") or "",
@@ -192,6 +190,9 @@ def _apply_changes(
     if "key" in fields:
         wanted["key"] = fields["key"]
     wanted.update(_event_time_fields(fields, created_at=memory.created_at, current=memory))
+    if "salience" not in fields and not memory.salience_given and "priority" in wanted:
+        # Nobody chose this salience: it follows the priority it was the default of.
+        wanted["salience"] = SALIENCE_BY_PRIORITY[wanted["priority"]]
     changed = [name for name, value in wanted.items() if getattr(memory, name) != value]
     claims = bool(changed) if claim_on_any_change else "content" in changed
     # Without a claim the source changes only when the client asked for it (already checked by _source_for).
@@ -200,6 +201,8 @@ def _apply_changes(
         return []
     for name in changed:
         setattr(memory, name, wanted[name])
+    if "salience" in fields:
+        memory.salience_given = True
     if "content" in changed:
         memory.content_hash = content_hash_of(memory.content)
         if embed:
@@ -238,17 +241,6 @@ def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], t
     )
 
 
-def promotion_enqueue(memory_id: str) -> None:
-    """Ask the worker to promote this memory once the current transaction has committed."""
-    transaction.on_commit(partial(async_task, "synapses.tasks.memory_promote", memory_id))
-
-
-def promotion_enqueue_many(memory_ids: list[str]) -> None:
-    """One task for a batch of memories (a sync): one queue row instead of one per memory."""
-    if memory_ids:
-        transaction.on_commit(partial(async_task, "synapses.tasks.memories_promote", list(memory_ids)))
-
-
 @transaction.atomic
 def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "") -> StoreResult:
     """Create the memory, or update the one with the same (category, key) — the upsert of POST /memory.
@@ -273,7 +265,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
         else:
             current_span().db_write({"table": "memories_memory", "operation": "insert", "id": memory.pk})
             _audit(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
-            promotion_enqueue(memory.pk)
+            memories_changed(event=MemoryEvent.CREATED, mind_id=mind.pk, memory_ids=[memory.pk])
             return StoreResult(memory=memory, created=True, changed_fields=())
     changed = _apply_changes(
         existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=True
@@ -285,7 +277,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
             {"table": "memories_memory", "operation": "update", "id": existing.pk, "fields": changed}
         )
         _audit(existing, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
-        promotion_enqueue(existing.pk)
+        memories_changed(event=MemoryEvent.UPDATED, mind_id=mind.pk, memory_ids=[existing.pk])
     return StoreResult(memory=existing, created=False, changed_fields=tuple(changed))
 
 
@@ -355,7 +347,7 @@ def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str 
         raise _key_taken_conflict(memory.category, memory.key, None) from None
     current_span().db_write({"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": changed})
     _audit(memory, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
-    promotion_enqueue(memory.pk)
+    memories_changed(event=MemoryEvent.UPDATED, mind_id=memory.mind_id, memory_ids=[memory.pk])
     return UpdateResult(memory=memory, changed_fields=tuple(changed))
 
 
@@ -368,10 +360,11 @@ def memory_delete(*, memory: Memory, caller: Caller, turn_id: str = "") -> str:
     memory = _locked(memory)
     now = timezone.now()
     memory_id = memory.pk
-    # The synapse issue adds here: delete every knot promoted from this memory and their edges.
+    # The net's rows of this memory go with it, by their cascading foreign key.
     Memory.objects.filter(mind_id=memory.mind_id, pk=memory_id).delete()
     current_span().db_write({"table": "memories_memory", "operation": "delete", "id": memory_id})
     _audit(memory, action=AuditAction.DELETED, caller=caller, changed=[], turn_id=turn_id, now=now)
+    memories_changed(event=MemoryEvent.DELETED, mind_id=memory.mind_id, memory_ids=[memory_id])
     return memory_id
 
 
@@ -393,6 +386,8 @@ def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id
     )
     action = AuditAction.VERIFIED if verified else AuditAction.UNVERIFIED
     _audit(memory, action=action, caller=caller, changed=["verified"], turn_id=turn_id, now=now)
+    event = MemoryEvent.VERIFIED if verified else MemoryEvent.UNVERIFIED
+    memories_changed(event=event, mind_id=memory.mind_id, memory_ids=[memory.pk])
     return memory
 
 
@@ -494,7 +489,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
             errors[str(index)] = validation_error_fields(error)
     if errors:
         # Nothing has been written yet; the transaction ends with the error.
-        raise ApiValidationError({"memories": errors})
+        raise ValidationFailed({"memories": errors})
 
     embed_all(list(to_embed.values()))
     try:
@@ -510,6 +505,8 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         # in Python, and that, not PostgreSQL, dominates a big sync.
         if "verified" in changed_fields:  # the audit's one name for the three verification columns
             changed_fields |= {"verified_at", "verified_by"}
+        if "salience" in changed_fields:
+            changed_fields.add("salience_given")
         fields = sorted(changed_fields - set(SYNC_REWRITE_FIELDS)) + list(SYNC_WRITE_STAMPS)
         Memory.objects.bulk_update(updated.values(), fields, batch_size=SYNC_UPDATE_BATCH)
         # Only the rewritten ones carry a new vector (the others never loaded theirs).
@@ -520,6 +517,10 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
     current_span().db_write(
         {"table": "memories_memory", "operation": "sync", "inserted": len(created), "updated": len(updated)}
     )
-    promotion_enqueue_many([memory.pk for memory in (*created.values(), *updated.values())])
+    memories_changed(
+        event=MemoryEvent.SYNCED,
+        mind_id=mind.pk,
+        memory_ids=[memory.pk for memory in (*created.values(), *updated.values())],
+    )
     created_count = sum(1 for item in results if item.created)
     return SyncResult(created=created_count, updated=len(results) - created_count, items=tuple(results))

@@ -16,22 +16,22 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from rest_framework import serializers
-from rest_framework.exceptions import ValidationError as ApiValidationError
 
+from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import AuditAction, Memory, MemoryAudit, Source, Speaker
 from memories.selectors.memory import memories_of
 from memories.services.memory import (
     CLEAN_EXCLUDE,
     PLAIN_FIELDS,
+    SALIENCE_BY_PRIORITY,
+    SYNC_UPDATE_BATCH,
     audit_row,
     derived_key,
     embed_all,
     memories_for_write,
     memory_build,
-    promotion_enqueue_many,
 )
-from memoryproject.errors import Conflict, validation_error_fields
+from memoryproject.domain import Conflict, ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
@@ -60,18 +60,21 @@ def _export_rows(mind: Mind) -> Iterator[Memory]:
     return memories_of(mind.pk).order_by("created_at", "pk").iterator(chunk_size=EXPORT_CHUNK_ROWS)
 
 
-def mind_export_json(*, mind: Mind, represent: Callable[[Memory], dict]) -> Iterator[str]:
+def mind_export_json(
+    *, mind: Mind, represent: Callable[[Memory], dict], represent_time: Callable[[datetime], str]
+) -> Iterator[str]:
     """The mind as one JSON document, in pieces: `format_version`, `exported_at`, `mind`,
     `memories` (`represent(memory)` of each, oldest first), and `knots`, `edges`, `entities`,
-    `goals` (empty lists until the synapse model exists)."""
+    `goals` (empty lists until the synapse model exists). Times are written by `represent_time`,
+    the API's format for them."""
     head = {
         "format_version": EXPORT_FORMAT_VERSION,
-        "exported_at": serializers.DateTimeField().to_representation(timezone.now()),
+        "exported_at": represent_time(timezone.now()),
         "mind": {
             "id": mind.pk,
             "name": mind.name,
             "description": mind.description,
-            "created_at": serializers.DateTimeField().to_representation(mind.created_at),
+            "created_at": represent_time(mind.created_at),
         },
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
@@ -130,6 +133,13 @@ class ImportResult:
 
 # Fields whose change an import reports in its audit row, besides the ones a write copies as given.
 _COMPARED = ("content", "source", "verified", "event_time", "event_precision", "created_at", "updated_at")
+# Every column an import's replacement writes, in one bulk UPDATE per SYNC_UPDATE_BATCH rows. A
+# replaced memory always has new content (same content is skipped), so its vector is new too.
+_IMPORT_UPDATE_FIELDS = sorted(
+    {*PLAIN_FIELDS, *_COMPARED}
+    | {"content_hash", "embedding", "embedding_model", "verified_at", "verified_by", "turn_id", "changed_at"}
+    | {"salience_given"}
+)
 
 
 def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, now: datetime, turn_id: str) -> Memory:
@@ -158,6 +168,9 @@ def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, n
         created_at=created_at,
         updated_at=updated_at,
     )
+    # An export writes every salience, the defaults too: only one that differs from its
+    # priority's default was chosen by someone (and stays when the priority changes).
+    memory.salience_given = memory.salience != SALIENCE_BY_PRIORITY[memory.priority]
     verified = False if caller.is_agent else times.get("verified", source == Source.USER)
     if verified:
         memory.verified = True
@@ -178,6 +191,7 @@ def _replace(stored: Memory, incoming: Memory, changed: list[str]) -> None:
     for name in changed:
         setattr(stored, name, getattr(incoming, name))
     stored.content_hash = incoming.content_hash
+    stored.salience_given = incoming.salience_given
     stored.verified_at, stored.verified_by = incoming.verified_at, incoming.verified_by
     stored.turn_id = incoming.turn_id
 
@@ -189,7 +203,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
     Matches by (category, key). A memory the mind does not have is created with the file's
     times; one with the same content is skipped; one with different content is replaced by the
     file's version only when the file's `updated_at` is later, else skipped. So importing the
-    same file twice changes nothing. Audit action `imported`; promotion enqueued for what was
+    same file twice changes nothing. Audit action `imported`; the lifecycle hears of what was
     written, oldest first. Nothing is written when any item fails.
     """
     now = timezone.now()
@@ -207,7 +221,7 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
             continue
         incoming.append(memory)
     if errors:
-        raise ApiValidationError({"memories": errors})
+        raise ValidationFailed({"memories": errors})
 
     keys = {memory.key for memory in incoming}
     locked = memories_for_write(mind.pk).filter(key__in=keys)
@@ -240,13 +254,14 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
         ) from None
     for memory, _ in to_update:
         memory.changed_at = now  # the file's times stay; this marks the write for /memory/diff
-        memory.save()
+    Memory.objects.bulk_update([memory for memory, _ in to_update], _IMPORT_UPDATE_FIELDS, batch_size=SYNC_UPDATE_BATCH)
     audited = [(memory, []) for memory in to_create] + to_update
     MemoryAudit.objects.bulk_create(
         audit_row(memory, action=AuditAction.IMPORTED, caller=caller, changed=changed, turn_id=turn_id, now=now)
         for memory, changed in audited
     )
-    promotion_enqueue_many([memory.pk for memory in sorted(written, key=lambda memory: (memory.created_at, memory.pk))])
+    oldest_first = sorted(written, key=lambda memory: (memory.created_at, memory.pk))
+    memories_changed(event=MemoryEvent.IMPORTED, mind_id=mind.pk, memory_ids=[memory.pk for memory in oldest_first])
     downgraded = sum(_claims_authority(item["fields"], item["times"]) for item in items) if caller.is_agent else 0
     result = ImportResult(outcomes=outcomes, downgraded=downgraded)
     current_span().db_write(

@@ -51,8 +51,13 @@ class StrictFilterSet(django_filters.FilterSet):
     # Parameters the view handles itself (mind, paging); allowed but not filters.
     passthrough_params: tuple[str, ...] = COMMON_PARAMS
 
-    def filtered(self) -> QuerySet:
+    def cleaned(self) -> dict:
+        """The parameters as typed values (absent ones blank or None), for a selector to apply."""
         unknown_params_reject(self.data, [*self.filters, *self.passthrough_params])
         if not self.is_valid():
             raise ValidationError({name: list(messages) for name, messages in self.errors.items()})
+        return self.form.cleaned_data
+
+    def filtered(self) -> QuerySet:
+        self.cleaned()
         return self.qs

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 
 from memoryproject.api.strict import unknown_params_reject
 
-# The parameter a human names the mind with (minds.access.mind_from_request); every endpoint takes it …
+# The parameter a human names the mind with (minds.api.request_mind.mind_from_request); every endpoint takes it …
 MIND_PARAM = "mind"
 # … or the header that does the same.
 MIND_HEADER = "X-Mind"

@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from memoryproject.pagination import LimitOffsetPaging, page_response
 from memoryproject.schema import error_responses
-from minds.access import Access
+from minds.access import Access, mind_get_for
 from minds.api.serializers import (
     AccessTokenSerializer,
     LoginInputSerializer,
@@ -36,10 +36,10 @@ from minds.api.serializers import (
     TokenPairSerializer,
     TokenRefreshInputSerializer,
 )
+from minds.api.tokens import access_token_refresh, user_login, user_tokens_issue
 from minds.authentication import BEARER_CHALLENGE
 from minds.permissions import IsHuman
 from minds.selectors import (
-    mind_get_with_access,
     mind_key_get,
     mind_keys_list,
     mind_share_get,
@@ -48,7 +48,6 @@ from minds.selectors import (
     minds_shared_list,
 )
 from minds.services import (
-    access_token_refresh,
     mind_create,
     mind_delete,
     mind_key_issue,
@@ -57,9 +56,7 @@ from minds.services import (
     mind_share_delete,
     mind_share_update,
     mind_update,
-    user_login,
     user_register,
-    user_tokens_issue,
 )
 from minds.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
 
@@ -176,7 +173,7 @@ class MindDetailView(_HumanView):
     @extend_schema(tags=MINDS_TAG, responses={200: MindSerializer, **error_responses(*MIND_ERRORS)})
     def get(self, request, mind_id: str):
         """One mind (any access)."""
-        return Response(MindSerializer(mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.READ)).data)
+        return Response(MindSerializer(mind_get_for(user=request.user, mind_id=mind_id, need=Access.READ)[0]).data)
 
     @extend_schema(
         tags=MINDS_TAG,
@@ -185,14 +182,14 @@ class MindDetailView(_HumanView):
     )
     def patch(self, request, mind_id: str):
         """Rename or re-describe a mind (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         data = _valid(MindUpdateInputSerializer, request)
         return Response(MindSerializer(mind_update(mind=mind, **data)).data)
 
     @extend_schema(tags=MINDS_TAG, responses={204: None, **error_responses(*MIND_ERRORS)})
     def delete(self, request, mind_id: str):
         """Delete a mind and everything of it (owner only)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.OWNER)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.OWNER)[0]
         mind_delete(mind=mind)
         return Response(status=204)
 
@@ -206,7 +203,7 @@ class MindKeyCollectionView(_HumanView):
     @extend_schema(tags=MINDS_TAG, responses={200: MindKeySerializer(many=True), **error_responses(400, *MIND_ERRORS)})
     def get(self, request, mind_id: str):
         """The mind's keys, revoked ones included; never a secret (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         return page_response(self, mind_keys_list(mind=mind), MindKeySerializer)
 
     @extend_schema(
@@ -216,7 +213,7 @@ class MindKeyCollectionView(_HumanView):
     )
     def post(self, request, mind_id: str):
         """Issue a key; its plain text is in this answer only (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         data = _valid(MindKeyIssueInputSerializer, request)
         issued = mind_key_issue(mind=mind, label=data.get("label", ""))
         return Response(MindKeyIssuedSerializer(issued).data, status=201)
@@ -226,7 +223,7 @@ class MindKeyDetailView(_HumanView):
     @extend_schema(tags=MINDS_TAG, responses={204: None, **error_responses(*MIND_ERRORS)})
     def delete(self, request, mind_id: str, key_id: int):
         """Revoke a key: it answers 401 from now on (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         mind_key_revoke(key=mind_key_get(mind=mind, key_id=key_id))
         return Response(status=204)
 
@@ -242,7 +239,7 @@ class MindShareCreateView(_HumanView):
     )
     def post(self, request, mind_id: str):
         """Share the mind with another account (owner or admin share). An existing share is a 409."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         data = _valid(MindShareCreateInputSerializer, request)
         share = mind_share_create(mind=mind, user_email=data["user_email"], acl=data["acl"])
         return Response(MindShareSerializer(share).data, status=201)
@@ -256,7 +253,7 @@ class MindShareCollectionView(_HumanView):
     )
     def get(self, request, mind_id: str):
         """Who the mind is shared with (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         return page_response(self, mind_shares_list(mind=mind), MindShareSerializer)
 
 
@@ -268,7 +265,7 @@ class MindShareDetailView(_HumanView):
     )
     def put(self, request, mind_id: str, share_id: int):
         """Change a share's access level (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         share = mind_share_get(mind=mind, share_id=share_id)
         data = _valid(MindShareUpdateInputSerializer, request)
         return Response(MindShareSerializer(mind_share_update(share=share, acl=data["acl"])).data)
@@ -276,6 +273,6 @@ class MindShareDetailView(_HumanView):
     @extend_schema(tags=MINDS_TAG, responses={204: None, **error_responses(*MIND_ERRORS)})
     def delete(self, request, mind_id: str, share_id: int):
         """Stop sharing (owner or admin share)."""
-        mind = mind_get_with_access(user=request.user, mind_id=mind_id, need=Access.ADMIN)
+        mind = mind_get_for(user=request.user, mind_id=mind_id, need=Access.ADMIN)[0]
         mind_share_delete(share=mind_share_get(mind=mind, share_id=share_id))
         return Response(status=204)

@@ -10,7 +10,8 @@ from rest_framework.views import APIView
 
 from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
-from minds.access import Access, mind_from_request
+from minds.access import Access
+from minds.api.request_mind import mind_from_request
 from pipelinelog.api.filters import LogEntryFilterSet
 from pipelinelog.api.serializers import LogEntrySerializer, TurnTraceSerializer
 from pipelinelog.models import Kind

@@ -12,7 +12,8 @@ from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from minds.access import Access, mind_from_request, mind_get_for
+from minds.access import Access, mind_get_for
+from minds.api.request_mind import mind_from_request
 from minds.models import Mind, MindKey
 from tests.conftest import client_with_token, jwt_for
 

@@ -10,7 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoryproject.routing import route
-from minds.access import Access, mind_from_request
+from minds.access import Access
+from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_span
 
 

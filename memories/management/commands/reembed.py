@@ -49,7 +49,7 @@ class Command(BaseCommand):
             for mind_id in mind_ids:
                 self._reembed(mind_id, batch=batch, force=options["force"], embedder_name=name)
         except EmbedderUnavailable as error:
-            raise CommandError(str(error.detail)) from None
+            raise CommandError(error.message) from None
 
     def _reembed(self, mind_id: str, *, batch: int, force: bool, embedder_name: str) -> None:
         interactive = self.stdout.isatty()

@@ -1,15 +1,16 @@
 """Query-string filters of the memory lists (django-filter), strict like every list
-(memoryproject.api.filters): a typo like `?tags=docker` must not silently return every memory."""
+(memoryproject.api.filters): a typo like `?tags=docker` must not silently return every memory.
+
+The API validates with them and hands the typed values to the selectors
+(memories.selectors.memory.MemoryListFilters), which apply them: selectors never read a query string."""
 
 from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import QuerySet
-from django.utils import timezone
 
 from memories.limits import MAX_TAG_CHARS
-from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source, current_filter
+from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source
 from memoryproject.api.filters import QueryBooleanFilter, StrictFilterSet, choice_filter
 
 
@@ -32,19 +33,7 @@ class TagField(forms.CharField):
 
 
 class TagFilter(django_filters.Filter):
-    """Memories carrying the tag: `tags @> ARRAY[tag]`, which the GIN index on tags answers."""
-
     field_class = TagField
-
-    def filter(self, qs: QuerySet, value: str) -> QuerySet:
-        if not value:
-            return qs
-        return qs.filter(tags__contains=[value])
-
-
-def _keep(queryset: QuerySet, name: str, value: object) -> QuerySet:
-    """For parameters that change what `filter_queryset` does rather than filtering themselves."""
-    return queryset
 
 
 class MemoryFilter(StrictFilterSet):
@@ -54,18 +43,12 @@ class MemoryFilter(StrictFilterSet):
     tag = TagFilter()
     priority = choice_filter(Priority.values)
     source = choice_filter(Source.values)
-    verified = QueryBooleanFilter(field_name="verified")
-    include_expired = QueryBooleanFilter(method=_keep)
+    verified = QueryBooleanFilter()
+    include_expired = QueryBooleanFilter()
 
     class Meta:
         model = Memory
         fields: list[str] = []
-
-    def filter_queryset(self, queryset: QuerySet) -> QuerySet:
-        queryset = super().filter_queryset(queryset)
-        if not self.form.cleaned_data.get("include_expired"):
-            queryset = queryset.filter(current_filter(timezone.now()))
-        return queryset
 
 
 class MemoryByTagFilter(MemoryFilter):
