@@ -31,8 +31,8 @@ from memoryproject.embedded_upgrade import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-# The newest memories migration PostgreSQL 16 with pgvector 0.6 can take (0007 creates btree_gin).
-LAST_MEMORIES_MIGRATION_ON_16 = "0006_minds_move_out"
+# The newest memories migration PostgreSQL 16 with pgvector 0.6 can take (0008 creates btree_gin).
+LAST_MEMORIES_MIGRATION_ON_16 = "0007_memory_salience_given"
 APPS_MIGRATED_ON_16 = ("minds", "pipelinelog", "django_q", "sessions", "admin")
 MEMORY_COUNT = 20
 
@@ -220,7 +220,7 @@ def test_a_postgresql_16_directory_comes_over_with_every_row_and_the_old_one_is_
     assert not Layout(pgdata).staging.exists()
     # The migrations PostgreSQL 16 could not take now apply on the upgraded server.
     migrated = _manage(new, "migrate", "--no-input")
-    assert "Applying memories.0007_memory_mind_search_index... OK" in migrated.stdout
+    assert "Applying memories.0008_memory_mind_search_index... OK" in migrated.stdout
 
 
 @pytest.mark.slow

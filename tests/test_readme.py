@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from memoryproject.converters import MindIdConverter
 from memoryproject.port_check import listen_problem
 from tests.test_make_run import (
     ROOT,
@@ -38,7 +39,7 @@ MARKER = re.compile(r"^<!-- test: (?P<words>run\b.*?) -->\n```sh\n(?P<body>.*?)^
 PLACEHOLDERS = {
     "KEY=mk_...": ("KEY", r"Mind Key:\s+(mk_\S+)"),
     "PASSWORD=...": ("PASSWORD", r"Password:\s+(\S+)"),
-    "MIND=m_...": ("MIND", r"Mind:\s+.*\((m_\w+)\)"),
+    "MIND=m_...": ("MIND", rf"Mind:\s+.*\(({MindIdConverter.regex})\)"),  # an id may hold - and _
 }
 BLOCK_TIMEOUT_SECONDS = 60
 

@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('memories', '0008_memory_search_key_tags'),
+        ('memories', '0009_memory_search_key_tags'),
         ('minds', '0002_tables_and_content_types_of_minds'),
     ]
 

@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
     mind-leading GIN index comes back: every text query filters by mind (docs/search.md).
     """
 
-    dependencies = [("memories", "0007_memory_mind_search_index")]
+    dependencies = [("memories", "0008_memory_mind_search_index")]
 
     operations = [
         migrations.RemoveIndex(model_name="memory", name="memory_mind_search_gin"),

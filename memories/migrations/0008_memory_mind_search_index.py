@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
     `btree_gin` lets one GIN index lead with the mind (a varchar) before the words.
     """
 
-    dependencies = [("memories", "0006_minds_move_out")]
+    dependencies = [("memories", "0007_memory_salience_given")]
 
     operations = [
         migrations.RunSQL(

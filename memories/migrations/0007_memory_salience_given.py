@@ -13,7 +13,7 @@ def _mark_given(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memories", "0008_memory_search_key_tags")]
+    dependencies = [("memories", "0006_minds_move_out")]
 
     operations = [
         migrations.AddField(
