@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import platform
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from bench.database import BENCH_DATABASE, database_create, database_drop, django_setup, server_versions
+from bench.saving import result_save, started_at
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # Defaults of a run (requests are timed after the warm-up requests).
 DEFAULT_REQUESTS = 200
 DEFAULT_WARMUP = 30
@@ -174,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Machine: {machine['cpu_count']} CPUs, Python {machine['python']}, PostgreSQL {machine['postgres']}, "
           f"pgvector {machine['pgvector']}, load average {machine['load_average_1m']}")  # fmt: skip
     result = {
-        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "started_at": started_at(started),
         "machine": machine,
         "config": {
             "requests": args.requests,
@@ -189,12 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         "checks": {"hnsw_recall": recall_check},
     }
     if not args.no_save:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-        (RESULTS_DIR / f"{stamp}.json").write_text(text)
-        (RESULTS_DIR / "latest.json").write_text(text)
-        print(f"Saved bench/results/{stamp}.json and bench/results/latest.json")
+        result_save("endpoints", result, started=started)
     return 0
 
 

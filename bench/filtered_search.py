@@ -32,14 +32,13 @@ import random
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 
 from bench.corpus import memory_specs, search_queries
 from bench.database import BENCH_DATABASE, database_create, database_drop, django_setup, server_versions
+from bench.saving import result_save, started_at
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # Minds per layout; each layout splits TOTAL_MEMORIES into equal minds (issue: 1, 10, 100, 1,000).
 DEFAULT_MIND_COUNTS = (1, 10, 100, 1000)
 # Memories in the table, all layouts alike (rows).
@@ -398,7 +397,7 @@ def main(argv: list[str]) -> int:
     )
     result = {
         "benchmark": "filtered-search",
-        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "started_at": started_at(started),
         "machine": machine,
         "config": {
             "memories": args.memories,
@@ -411,12 +410,7 @@ def main(argv: list[str]) -> int:
         "layouts": layouts,
     }
     if not args.no_save:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        text = json.dumps(result, indent=2) + "\n"
-        (RESULTS_DIR / f"filtered-search-{stamp}.json").write_text(text)
-        (RESULTS_DIR / "filtered-search-latest.json").write_text(text)
-        print(f"Saved bench/results/filtered-search-{stamp}.json")
+        result_save("filtered-search", result, started=started)
     return 0
 
 

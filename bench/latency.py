@@ -32,15 +32,14 @@ import sys
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
 
 from bench.corpus import memory_specs, new_memory_bodies, search_queries
 from bench.database import BENCH_THROTTLE_RATE, database_create, database_drop, django_setup, server_versions
+from bench.saving import result_save, started_at
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # A database of its own, so this benchmark and filtered-search can run side by side.
 LATENCY_DATABASE = "bench_synapse_latency"
 # Memories of the benchmarked minds, one mind per size (issue: 1k, 10k, 100k).
@@ -588,7 +587,7 @@ def main(argv: list[str]) -> int:
     )
     result = {
         "benchmark": "latency",
-        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "started_at": started_at(started),
         "machine": machine,
         "config": {"sizes": args.sizes, "requests": args.requests, "warmup": args.warmup, "seed": args.seed,
                    "embedder": "hashing", "load_s": loaded.load_s, "unfiltered_hnsw_recall_at_10": hnsw_recall},
@@ -597,12 +596,7 @@ def main(argv: list[str]) -> int:
         "peer": peer,
     }  # fmt: skip
     if not args.no_save:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        text = json.dumps(result, indent=2) + "\n"
-        (RESULTS_DIR / f"latency-{stamp}.json").write_text(text)
-        (RESULTS_DIR / "latency-latest.json").write_text(text)
-        print(f"Saved bench/results/latency-{stamp}.json")
+        result_save("latency", result, started=started)
     return 0
 
 

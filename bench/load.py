@@ -32,14 +32,21 @@ import threading
 import time
 import urllib.parse
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 
 from bench.database import database_create, database_drop, django_setup
-from bench.serving_capacity import SYNC_ITEMS, Client, _free_port, _mind_keys, _start_server, _stop_server
+from bench.saving import result_save, started_at
+from bench.serving_capacity import (
+    SYNC_ITEMS,
+    Client,
+    _free_port,
+    _mind_keys,
+    _start_server,
+    _stop_server,
+    sync_items,
+)
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 LOAD_DATABASE = "bench_load"  # the throw-away database of a run
 DEFAULT_AGENTS = 50
 DEFAULT_SECONDS = 60.0  # length of each scenario
@@ -124,10 +131,7 @@ def _syncer(port: int, key: str, stop: threading.Event, tally: Tally) -> None:
     round_number = 0
     while not stop.is_set():
         round_number += 1
-        items = [
-            {"category": "fact", "key": f"sync-{index}", "content": f"Synced item {index}, round {round_number}."}
-            for index in range(SYNC_ITEMS)
-        ]
+        items = sync_items(round_number)
         started = time.perf_counter()
         try:
             status, answer = client.call("POST", "/memory/sync", {"memories": items})
@@ -343,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{', '.join(f'{v:.2f}' for v in load_before)}, after {', '.join(f'{v:.2f}' for v in load_after)}"
     )
     report = {
-        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "started_at": started_at(started),
         "config": {
             "agents": options.agents,
             "seconds": options.seconds,
@@ -359,11 +363,6 @@ def main(argv: list[str] | None = None) -> int:
         "recall_slowdown": slowdowns,
     }
     if not options.no_save:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-        stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        (RESULTS_DIR / f"load-{stamp}.json").write_text(text)
-        (RESULTS_DIR / "load-latest.json").write_text(text)
-        print(f"Saved bench/results/load-{stamp}.json and bench/results/load-latest.json")
+        result_save("load", report, started=started)
     failed = any(r["errors"] or r["lost_writes"] for r in results)
     return 1 if failed else 0

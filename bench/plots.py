@@ -16,7 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+from bench.saving import RESULTS_DIR
+
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 # Figure size of one operation's panel (inches) and the resolution (dots per inch).
 PANEL_INCHES = (3.6, 3.0)

@@ -128,15 +128,20 @@ def _agent(port, key, stop, samples, errors):
             samples[kind].append(elapsed)
 
 
+def sync_items(round_number: int) -> list[dict]:
+    """One 1,000-item sync body: the same keys every round (so it rewrites them), new content."""
+    return [
+        {"category": "fact", "key": f"sync-{index}", "content": f"Synced item {index}, round {round_number}."}
+        for index in range(SYNC_ITEMS)
+    ]
+
+
 def _syncer(port, key, stop, samples, errors):
     client = Client(port, key)
     round_number = 0
     while not stop.is_set():
         round_number += 1
-        items = [
-            {"category": "fact", "key": f"k{index}", "content": f"Synced item {index}, round {round_number}."}
-            for index in range(SYNC_ITEMS)
-        ]
+        items = sync_items(round_number)
         started = time.perf_counter()
         status, body = client.call("POST", "/memory/sync", {"memories": items})
         if status != 200:

@@ -15,7 +15,6 @@ layout a view over one of its mind columns).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -26,7 +25,8 @@ import numpy as np
 import bench.database
 from bench.corpus import search_queries
 from bench.database import database_create, database_drop, django_setup, server_versions
-from bench.filtered_search import RESULTS_DIR, _column, _schema, fixture_build
+from bench.filtered_search import _column, _schema, fixture_build
+from bench.saving import result_save
 
 # Minds and memories: 5 × 20,000 (the "20,000-memory mind among other minds").
 MINDS = 5
@@ -153,10 +153,7 @@ def main(argv: list[str]) -> int:
         "search_vector_gin_bytes": index_bytes,
     }
     if not args.no_save:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        stamp = started.strftime("%Y%m%dT%H%M%SZ")
-        (RESULTS_DIR / f"text-index-{stamp}.json").write_text(json.dumps(result, indent=2) + "\n")
-        print(f"Saved bench/results/text-index-{stamp}.json")
+        result_save("text-index", result, started=started)
     return 0
 
 
