@@ -39,6 +39,7 @@ import numpy as np
 from bench.corpus import memory_specs, new_memory_bodies, search_queries
 from bench.database import BENCH_THROTTLE_RATE, database_create, database_drop, django_setup, server_versions
 from bench.saving import result_save, started_at
+from memoryproject.port_check import free_port as _free_port
 
 # A database of its own, so this benchmark and filtered-search can run side by side.
 LATENCY_DATABASE = "bench_synapse_latency"
@@ -182,12 +183,6 @@ def minds_load(sizes: list[int], *, seed: int) -> Loaded:
 
 
 # --- the HTTP server --------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _database_url() -> str:

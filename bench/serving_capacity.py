@@ -17,7 +17,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +25,8 @@ import uuid
 from pathlib import Path
 
 import numpy as np
+
+from memoryproject.port_check import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # (label, worker class, processes, threads per process)
@@ -40,12 +41,6 @@ SCENARIOS = [("2 clients", 2, 0), ("8 clients", 8, 0), ("50 clients", 50, 0), ("
 SYNC_ITEMS = 1000  # items per sync request: the API's maximum
 REQUEST_TIMEOUT_SECONDS = 120
 SERVER_START_DEADLINE_SECONDS = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Client:

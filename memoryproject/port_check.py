@@ -32,6 +32,13 @@ def listen_problem(host: str, port: int) -> str | None:
     return None
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on right now (for tests and benchmarks that start a server)."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
 def main(argv: list[str]) -> int:
     host, raw_port = argv[1], argv[2]
     port = int(raw_port) if raw_port.isdigit() else -1

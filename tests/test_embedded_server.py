@@ -11,7 +11,6 @@ import itertools
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ import psycopg
 import pytest
 
 from memoryproject.embedded_db import stop_embedded_server
+from memoryproject.port_check import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # `manage.py serve` on a fresh database migrates first; on a shared 2-core machine that takes a while.
@@ -155,12 +155,6 @@ def start_server_outside_synapse(data_dir: Path) -> tuple[psutil.Process, str]:
         timeout=COMMAND_TIMEOUT_SECONDS,
     )
     return the_postmaster(data_dir), started.stdout.strip()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def serve_until_healthy_then_ctrl_c(var_dir: Path) -> tuple[int, str]:

@@ -26,6 +26,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from memoryproject.port_check import free_port as _free_port
 from memoryproject.port_check import listen_problem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,12 +37,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="make run's embedded database is the subject"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _request(url: str, *, method: str = "GET", token: str | None = None, body: dict | None = None):
@@ -61,16 +56,26 @@ def _request(url: str, *, method: str = "GET", token: str | None = None, body: d
 class Served:
     """One `manage.py serve` process with its output collected in the background."""
 
-    def __init__(self, var_dir: Path, port: int, *, args: tuple[str, ...] = (), command: list[str] | None = None):
-        env = {**os.environ, "SYNAPSE_VAR_DIR": str(var_dir), "DEBUG": "true", "WORKER_PROCESSES": "1"}
-        env.pop("SECRET_KEY", None)
-        env.pop("DJANGO_SETTINGS_MODULE", None)  # pytest-django's tests.settings; serve runs the real ones
+    def __init__(
+        self,
+        var_dir: Path,
+        port: int,
+        *,
+        args: tuple[str, ...] = (),
+        command: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ):
+        environment = {**os.environ, "SYNAPSE_VAR_DIR": str(var_dir), "DEBUG": "true", "WORKER_PROCESSES": "1"}
+        environment.pop("SECRET_KEY", None)
+        environment.pop("DJANGO_SETTINGS_MODULE", None)  # pytest-django's tests.settings; serve runs the real ones
+        environment.update(env or {})
+        self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.lines: list[str] = []
         self.process = subprocess.Popen(
             command or [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1", *args],
             cwd=ROOT,
-            env=env,
+            env=environment,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -87,9 +92,9 @@ class Served:
     def output(self) -> str:
         return "".join(self.lines)
 
-    def wait_healthy(self) -> float:
+    def wait_healthy(self, deadline_seconds: float = HEALTH_DEADLINE_SECONDS) -> float:
         started = time.monotonic()
-        while time.monotonic() - started < HEALTH_DEADLINE_SECONDS:
+        while time.monotonic() - started < deadline_seconds:
             if self.process.poll() is not None:
                 pytest.fail(f"serve exited early with {self.process.returncode}:\n{self.output}")
             try:
@@ -99,11 +104,12 @@ class Served:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             time.sleep(0.5)
-        pytest.fail(f"/health did not answer 200 within {HEALTH_DEADLINE_SECONDS} s:\n{self.output}")
+        pytest.fail(f"/health did not answer 200 within {deadline_seconds} s:\n{self.output}")
 
     def stop(self) -> int:
         """Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group."""
-        os.killpg(self.process.pid, signal.SIGINT)
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
         return self.process.wait(timeout=60)
 
 

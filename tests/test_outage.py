@@ -17,8 +17,6 @@ import logging
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -38,6 +36,7 @@ from memoryproject.outage import OutageLogFilter, outage
 from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
 from pipelinelog.models import LogEntry
 from pipelinelog.writer import BufferedWriter, Row, retry_delay
+from tests.test_make_run import Served, _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # A fresh start migrates a new database; on a loaded 2-core machine that can take a while.
@@ -55,12 +54,6 @@ STREAM_PAUSE_SECONDS = 0.25
 real_processes = pytest.mark.skipif(
     bool(os.environ.get("DATABASE_URL")), reason="the embedded database is stopped and started"
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -121,62 +114,12 @@ class EmbeddedPostgres:
         return psycopg.connect(host=self.socket_dir, user="postgres", dbname="postgres")
 
 
-class Served:
-    """One `manage.py serve` (used as a black box) with its output collected line by line."""
-
-    def __init__(self, var_dir: Path, port: int):
-        env = {
-            **os.environ,
-            # The real settings (pytest's are in the environment): the pipeline log buffered.
-            "DJANGO_SETTINGS_MODULE": "memoryproject.settings",
-            "SYNAPSE_VAR_DIR": str(var_dir),
-            "DEBUG": "false",
-            "SECRET_KEY": "outage-test-only-" + "x" * 40,
-            "WORKER_PROCESSES": "1",
-        }
-        self.base = f"http://127.0.0.1:{port}"
-        self.port = port
-        self.lines: list[str] = []
-        self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,  # its own process group, stopped as a whole at the end
-        )
-        threading.Thread(target=self._collect, daemon=True).start()
-
-    def _collect(self) -> None:
-        for line in self.process.stdout:
-            self.lines.append(line)
-
-    @property
-    def output(self) -> str:
-        return "".join(self.lines)
-
-    def wait_healthy(self, deadline_seconds: float = HEALTH_DEADLINE_SECONDS) -> None:
-        started = time.monotonic()
-        while time.monotonic() - started < deadline_seconds:
-            if self.process.poll() is not None:
-                pytest.fail(f"serve exited early with {self.process.returncode}:\n{self.output[-5000:]}")
-            try:
-                if _request(self.base, "/health").status == 200:
-                    return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.5)
-        pytest.fail(f"/health did not answer 200 within {deadline_seconds} s:\n{self.output[-5000:]}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+# The real settings (pytest's are in the environment): the pipeline log buffered, DEBUG off.
+OUTAGE_SERVE_ENV = {
+    "DJANGO_SETTINGS_MODULE": "memoryproject.settings",
+    "DEBUG": "false",
+    "SECRET_KEY": "outage-test-only-" + "x" * 40,
+}
 
 
 @dataclass
@@ -192,9 +135,12 @@ def server():
     # enter every parent folder of its data directory.
     var_dir = ROOT / "var" / "tmp" / f"outage-{uuid.uuid4().hex[:8]}"
     var_dir.mkdir(parents=True)
-    served = Served(var_dir, _free_port())
+    port = _free_port()
+    served = Served(
+        var_dir, port, command=[sys.executable, "manage.py", "serve", "--port", str(port)], env=OUTAGE_SERVE_ENV
+    )
     try:
-        served.wait_healthy()
+        served.wait_healthy(HEALTH_DEADLINE_SECONDS)
         match = re.search(r"Mind Key:\s+(mk_\S+)", served.output)
         assert match, served.output
         yield Server(served, EmbeddedPostgres(var_dir / "pgdata"), match.group(1))
