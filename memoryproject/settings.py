@@ -161,10 +161,15 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# The human UI's own stylesheet and scripts (templates/base.html), next to the apps' static folders.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve straight from the apps' static folders too, so `collectstatic` is optional locally.
 WHITENOISE_USE_FINDERS = True
 
-LOGIN_URL = "/admin/login/"
+# The human UI (docs/ui.md): its login page, and where a login or logout lands.
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/app/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 # --- Request limits -------------------------------------------------------------------------
 # Largest accepted request body in bytes; larger bodies answer 413.

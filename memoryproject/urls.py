@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("minds.api.urls")),
     path("", include("memories.api.memory_urls")),
     path("", include("pipelinelog.api.urls")),
+    path("", include("memoryproject.ui_urls")),
     # Unknown paths answer the JSON error (also with DEBUG on, where handler404 is not used);
     # [\s\S] and not `.`, which stops at a newline (`/foo%0Abar`). The view is CSRF-exempt.
     re_path(r"^[\s\S]*$", views.json_not_found),

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import BigIntegerField, Count, DecimalField, QuerySet, Sum
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db.models import BigIntegerField, Count, DecimalField, Max, Min, Q, QuerySet, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
@@ -126,4 +127,54 @@ def log_token_totals(*, since: datetime, mind_id: str | None = None) -> dict:
             output_tokens=total("output_tokens", BigIntegerField()),
             cost_usd=total("cost_usd", DecimalField(max_digits=20, decimal_places=8)),
         )
+    )
+
+
+# --- The human UI's trace pages (docs/ui.md) -------------------------------------------------
+
+# Newest rows of the minds that the list of recent turns groups (rows): a bound on the work of
+# one page, whatever the size of the log.
+RECENT_TURNS_SCAN_ROWS = 5_000
+
+
+@dataclass(frozen=True)
+class TurnSummary:
+    turn_id: str
+    mind_id: str
+    started_at: datetime
+    ended_at: datetime
+    rows: int
+    nodes: list[str]
+    errors: int
+
+
+def log_turns_recent(*, mind_ids: list[str], limit: int) -> list[TurnSummary]:
+    """The most recent turns of the minds, newest first: each turn of a mind with its first and
+    last row, its row count, the nodes it ran and its error rows. Only the minds' newest
+    `RECENT_TURNS_SCAN_ROWS` rows are grouped, so a turn older than those is not listed."""
+    if not mind_ids:
+        return []
+    newest = LogEntry.objects.filter(mind_id__in=mind_ids).order_by("-created_at", "-id").values("id")
+    grouped = (
+        LogEntry.objects.filter(id__in=newest[:RECENT_TURNS_SCAN_ROWS])
+        .values("turn_id", "mind_id")
+        .annotate(
+            started_at=Min("created_at"),
+            ended_at=Max("created_at"),
+            rows=Count("id"),
+            nodes=ArrayAgg("node", distinct=True, order_by="node"),
+            errors=Count("id", filter=Q(kind=Kind.ERROR)),
+        )
+        .order_by("-ended_at", "turn_id")[:limit]
+    )
+    return [TurnSummary(**row) for row in grouped]
+
+
+def log_turn_mind_ids(*, turn_id: str, mind_ids: list[str]) -> list[str]:
+    """Which of the minds have rows of the turn (a turn link that names no mind)."""
+    return list(
+        LogEntry.objects.filter(turn_id=turn_id, mind_id__in=mind_ids)
+        .values_list("mind_id", flat=True)
+        .distinct()
+        .order_by("mind_id")
     )

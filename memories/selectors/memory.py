@@ -102,6 +102,12 @@ def memory_audit_list(*, mind_id: str, action: str | None = None) -> QuerySet[Me
     return rows.order_by("-created_at", "-id")
 
 
+def memory_audit_of(*, memory: Memory) -> QuerySet[MemoryAudit]:
+    """The audit rows of one memory (its history in the UI), newest first; by the mind too, as
+    every query on mind data is."""
+    return MemoryAudit.objects.filter(mind_id=memory.mind_id, memory_id=memory.pk).order_by("-created_at", "-id")
+
+
 # --- GET /memory/diff --------------------------------------------------------------------------
 
 # Most memories one diff answer carries (the API's page cap); with more, `more` is true and `now`

@@ -1,0 +1,142 @@
+"""The forms of the human UI's memory pages: the list's filters, a memory to create or edit, bulk verify.
+
+A memory form parses what a browser sends (tags and entities as comma-separated text) and then
+validates it with the API's own `MemoryInputSerializer`, so a page accepts exactly what
+`POST /memory` and `PATCH /memory/{id}` accept, with the same messages under each field.
+"""
+
+from __future__ import annotations
+
+from django import forms
+
+from memories.api.serializers import KEY_HELP, MemoryInputSerializer
+from memories.limits import MAX_CONTENT_CHARS, MAX_KEY_CHARS, MAX_TAG_CHARS
+from memories.models import Category, Priority, Source
+from memories.selectors.memory import MemoryListFilters
+from memoryproject.pagination import MAX_PAGE_LIMIT
+
+# Memories one page of the list or the review queue shows (rows).
+UI_PAGE_SIZE = 25
+# Most hits a search on the mind page shows (rows); search ranks, it does not page.
+UI_SEARCH_LIMIT = 50
+# Most memories one bulk verify takes: one page of the API's lists (rows).
+MAX_BULK_VERIFY = MAX_PAGE_LIMIT
+
+# The memory fields the form edits; the others (confidence, salience, emotion, attributes, …)
+# keep their values, and the API changes them.
+EDITED_FIELDS = ("category", "key", "content", "tags", "priority", "entities", "event_time", "expires_at")
+
+_ANY = [("", "any")]
+_VERIFIED_CHOICES = [("", "any"), ("true", "verified"), ("false", "unverified")]
+
+
+def _comma_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+class MemoryFilterForm(forms.Form):
+    """The mind page's query string: the list filters of `GET /memory`, a search, a page."""
+
+    q = forms.CharField(label="Search", required=False, max_length=5000)
+    category = forms.ChoiceField(choices=_ANY + Category.choices, required=False)
+    tag = forms.CharField(required=False, max_length=MAX_TAG_CHARS)
+    verified = forms.ChoiceField(choices=_VERIFIED_CHOICES, required=False)
+    source = forms.ChoiceField(choices=_ANY + Source.choices, required=False)
+    priority = forms.ChoiceField(choices=_ANY + Priority.choices, required=False)
+    include_expired = forms.BooleanField(label="Include expired", required=False)
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def list_filters(self) -> MemoryListFilters:
+        """The valid filters as the selectors take them (call after is_valid)."""
+        data = self.cleaned_data
+        verified = {"true": True, "false": False}.get(data.get("verified") or "")
+        return MemoryListFilters(
+            category=data.get("category") or None,
+            tag=(data.get("tag") or "").strip().lower() or None,
+            priority=data.get("priority") or None,
+            source=data.get("source") or None,
+            verified=verified,
+            include_expired=bool(data.get("include_expired")),
+        )
+
+
+class MemoryForm(forms.Form):
+    """Create (every given field) or edit (the edited fields) one memory."""
+
+    category = forms.ChoiceField(choices=Category.choices)
+    key = forms.CharField(required=False, max_length=MAX_KEY_CHARS, help_text=f"Optional. {KEY_HELP}")
+    content = forms.CharField(max_length=MAX_CONTENT_CHARS, widget=forms.Textarea(attrs={"rows": 4}))
+    tags = forms.CharField(required=False, help_text="Comma-separated, e.g. “work, travel”.")
+    priority = forms.ChoiceField(choices=Priority.choices, initial=Priority.NORMAL)
+    entities = forms.CharField(required=False, help_text="People and things it mentions, comma-separated.")
+    event_time = forms.CharField(
+        required=False, help_text="When it happens or happened: a date, a time or a phrase like “next Friday”."
+    )
+    expires_at = forms.CharField(
+        required=False, label="Expires at", help_text="ISO time (2027-01-31T18:00:00Z) or epoch seconds; empty: never."
+    )
+
+    def __init__(self, *args, partial: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.partial = partial
+
+    @classmethod
+    def initial_of(cls, memory) -> dict:
+        return {
+            "category": memory.category,
+            "key": memory.key,
+            "content": memory.content,
+            "tags": ", ".join(memory.tags),
+            "priority": memory.priority,
+            "entities": ", ".join(memory.entities or []),
+            "event_time": memory.event_time.isoformat() if memory.event_time else "",
+            "expires_at": memory.expires_at.isoformat() if memory.expires_at else "",
+        }
+
+    def _payload(self) -> dict:
+        data = self.cleaned_data
+        payload: dict = {"category": data["category"], "content": data["content"], "priority": data["priority"]}
+        payload["tags"] = _comma_list(data.get("tags", ""))
+        if data.get("key"):
+            payload["key"] = data["key"]
+        if entities := _comma_list(data.get("entities", "")):
+            payload["entities"] = entities
+        if data.get("event_time"):
+            payload["event_time"] = data["event_time"]
+        if data.get("expires_at"):
+            payload["expires_at"] = data["expires_at"]
+        elif self.partial:
+            payload["expires_at"] = None  # emptied: the memory no longer expires
+        return payload
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        serializer = MemoryInputSerializer(data=self._payload(), partial=self.partial)
+        if not serializer.is_valid():
+            for name, problems in serializer.errors.items():
+                target = name if name in self.fields else None
+                for problem in problems if isinstance(problems, list) else [problems]:
+                    self.add_error(target, str(problem) if target else f"{name}: {problem}")
+            return cleaned
+        self.memory_fields = dict(serializer.validated_data)
+        return cleaned
+
+
+class BulkVerifyForm(forms.Form):
+    """The ids of the memories ticked on a page (`memory` checkboxes)."""
+
+    def __init__(self, data=None):
+        super().__init__(data)
+        self.memory_ids: list[str] = list(dict.fromkeys(data.getlist("memory"))) if data is not None else []
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if not self.memory_ids:
+            raise forms.ValidationError("Tick at least one memory to verify.")
+        if len(self.memory_ids) > MAX_BULK_VERIFY:
+            raise forms.ValidationError(
+                f"At most {MAX_BULK_VERIFY} memories at once; you ticked {len(self.memory_ids)}."
+            )
+        return cleaned

@@ -1,0 +1,255 @@
+"""The human UI of memories: the dashboard, a mind's memories (filters, search, paging, create,
+bulk verify), the review queue, one memory with its history, and edit / verify / delete (docs/ui.md).
+
+Every view authorizes as the API does — `minds.access.mind_get_for` for a mind,
+`memories.selectors.memory.memory_get_for` for a memory: read access to look, write access to
+change or verify — and then calls the service or selector the API calls. A refused write is
+shown on its form; every action ends with a message.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memories.forms import UI_PAGE_SIZE, UI_SEARCH_LIMIT, BulkVerifyForm, MemoryFilterForm, MemoryForm
+from memories.models import Memory
+from memories.selectors.memory import (
+    MemoryListFilters,
+    memories_unverified,
+    memory_audit_of,
+    memory_get_for,
+    memory_list,
+)
+from memories.selectors.overview import memories_related, mind_health, mind_stats, shared_tags_of
+from memories.selectors.search import memories_search
+from memories.selectors.system import worker_alive
+from memories.services.memory import memory_delete, memory_store, memory_unverify, memory_update, memory_verify
+from memoryproject.domain import Conflict, Unavailable, ValidationFailed
+from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
+from minds.access import Access, caller_of, mind_get_for
+from minds.forms import MindForm
+from minds.selectors import minds_list
+from pipelinelog.spans import current_turn_id_or_blank
+
+# Related memories the memory page lists (rows).
+RELATED_SHOWN = 10
+# Domain errors a memory write can end in, shown on the memory form.
+MEMORY_WRITE_ERRORS = (Conflict, ValidationFailed, ValidationError, Unavailable)
+
+
+def _can_write(level: Access) -> bool:
+    """Write access or more may create, change, delete and verify (the API's matrix)."""
+    return level >= Access.WRITE
+
+
+# --- Dashboard --------------------------------------------------------------------------------
+
+
+@ui_view
+@require_GET
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """My minds and the minds shared with me, with their counts and health."""
+    rows = []
+    for mind in minds_list(user=request.user):
+        rows.append({"mind": mind, "stats": mind_stats(mind=mind), "health": mind_health(mind=mind)})
+    context = {
+        "own": [row for row in rows if row["mind"].access == Access.OWNER.label],
+        "shared": [row for row in rows if row["mind"].access != Access.OWNER.label],
+        "worker_alive": worker_alive(),
+        "mind_form": MindForm(),
+    }
+    return render(request, "memories/dashboard.html", context)
+
+
+# --- A mind's memories ------------------------------------------------------------------------
+
+
+def _search_hits(*, mind_id: str, filters: MemoryListFilters, q: str) -> list[Memory]:
+    """The search of the mind page: the hybrid search (category and tag applied in it), then the
+    filters search does not take applied to its hits; each memory carries `score` and `matched`."""
+    hits = memories_search(mind_id=mind_id, q=q, limit=UI_SEARCH_LIMIT, tag=filters.tag, category=filters.category)
+    kept = []
+    for hit in hits:
+        memory = hit.memory
+        if filters.verified is not None and memory.verified != filters.verified:
+            continue
+        if filters.source is not None and memory.source != filters.source:
+            continue
+        if filters.priority is not None and memory.priority != filters.priority:
+            continue
+        memory.score, memory.matched = hit.score, hit.matched
+        kept.append(memory)
+    return kept
+
+
+@ui_view
+@require_GET
+def mind_memories(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """The mind's memories, filtered (category, tag, verified, source, priority, expired),
+    searched or paged, with bulk verify for those who may verify."""
+    mind, level = mind_get_for(user=request.user, mind_id=mind_id, need=Access.READ)
+    form = MemoryFilterForm(request.GET or None)
+    filters = form.list_filters() if form.is_bound and form.is_valid() else MemoryListFilters()
+    q = form.cleaned_data.get("q", "").strip() if form.is_bound and form.is_valid() else ""
+    page = None
+    if q:
+        memories = _search_hits(mind_id=mind.pk, filters=filters, q=q)
+    else:
+        page_number = (form.cleaned_data.get("page") if form.is_bound and form.is_valid() else None) or 1
+        page = Paginator(memory_list(mind_id=mind.pk, filters=filters), UI_PAGE_SIZE).get_page(page_number)
+        memories = page.object_list
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "mind": mind,
+        "form": form,
+        "memories": memories,
+        "page": page,
+        "q": q,
+        "query": query.urlencode(),
+        "can_write": _can_write(level),
+    }
+    return render(request, "memories/mind.html", context, status=400 if form.is_bound and form.errors else 200)
+
+
+@ui_view
+def memory_new(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """Store a memory as a human (source `user`, so verified); the same (category, key) again
+    updates that memory, as `POST /memory` does."""
+    mind, _ = mind_get_for(user=request.user, mind_id=mind_id, need=Access.WRITE)
+    form = MemoryForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = memory_store(
+                mind=mind, fields=form.memory_fields, caller=caller_of(request.user), turn_id=current_turn_id_or_blank()
+            )
+        except MEMORY_WRITE_ERRORS as error:
+            form_add_domain_error(form, error)
+        else:
+            verb = "stored" if result.created else "updated (same category and key)"
+            messages.success(request, f"Memory {result.memory.key} {verb}.")
+            return redirect("ui-memory", memory_id=result.memory.pk)
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "memories/memory_form.html", {"mind": mind, "form": form, "memory": None}, status=status)
+
+
+@ui_view
+@require_POST
+def mind_verify_bulk(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """Verify every ticked memory of the mind, all or none (write access, as for one)."""
+    mind, _ = mind_get_for(user=request.user, mind_id=mind_id, need=Access.WRITE)
+    form = BulkVerifyForm(request.POST)
+    back = next_url(request, reverse("ui-mind", kwargs={"mind_id": mind.pk}))
+    if not form.is_valid():
+        for error in form.non_field_errors():
+            messages.error(request, error)
+        return redirect(back)
+    caller, turn_id = caller_of(request.user), current_turn_id_or_blank()
+    with transaction.atomic():
+        for memory_id in form.memory_ids:
+            memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=mind.pk)
+            memory_verify(memory=memory, caller=caller, turn_id=turn_id)
+    count = len(form.memory_ids)
+    messages.success(request, f"{count} {'memory' if count == 1 else 'memories'} verified.")
+    return redirect(back)
+
+
+@ui_view
+@require_GET
+def mind_unverified(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """The review queue: what no human confirmed yet, most recently changed first."""
+    mind, level = mind_get_for(user=request.user, mind_id=mind_id, need=Access.READ)
+    page = Paginator(memories_unverified(mind_id=mind.pk), UI_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"mind": mind, "page": page, "memories": page.object_list, "can_write": _can_write(level)}
+    return render(request, "memories/unverified.html", context)
+
+
+# --- One memory -------------------------------------------------------------------------------
+
+
+@ui_view
+@require_GET
+def memory_detail(request: HttpRequest, memory_id: str) -> HttpResponse:
+    """The memory, its audit history and the memories sharing its tags."""
+    memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
+    mind, level = mind_get_for(user=request.user, mind_id=memory.mind_id, need=Access.READ)
+    related = list(memories_related(memory=memory)[:RELATED_SHOWN])
+    for other in related:
+        other.shared_tags = shared_tags_of(memory, other)
+    context = {
+        "mind": mind,
+        "memory": memory,
+        "audit": memory_audit_of(memory=memory),
+        "related": related,
+        "can_write": _can_write(level),
+    }
+    return render(request, "memories/memory_detail.html", context)
+
+
+@ui_view
+def memory_edit(request: HttpRequest, memory_id: str) -> HttpResponse:
+    """Change the memory's edited fields (`PATCH /memory/{id}`); a human's edit keeps its source."""
+    memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+    mind = memory.mind
+    if request.method == "POST":
+        form = MemoryForm(request.POST, partial=True)
+        if form.is_valid():
+            try:
+                result = memory_update(
+                    memory=memory,
+                    fields=form.memory_fields,
+                    caller=caller_of(request.user),
+                    turn_id=current_turn_id_or_blank(),
+                )
+            except MEMORY_WRITE_ERRORS as error:
+                form_add_domain_error(form, error)
+            else:
+                changed = ", ".join(result.changed_fields) or "nothing (every value was already so)"
+                messages.success(request, f"Memory {result.memory.key} saved; changed: {changed}.")
+                return redirect(next_url(request, reverse("ui-memory", kwargs={"memory_id": memory.pk})))
+    else:
+        form = MemoryForm(initial=MemoryForm.initial_of(memory), partial=True)
+    status = 400 if form.is_bound and form.errors else 200
+    context = {"mind": mind, "form": form, "memory": memory, "next": request.GET.get("next", "")}
+    return render(request, "memories/memory_form.html", context, status=status)
+
+
+def _verification(request: HttpRequest, memory_id: str, *, verified: bool) -> HttpResponse:
+    memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+    service = memory_verify if verified else memory_unverify
+    memory = service(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
+    messages.success(request, f"Memory {memory.key} {'verified' if verified else 'marked unverified'}.")
+    return redirect(next_url(request, reverse("ui-memory", kwargs={"memory_id": memory.pk})))
+
+
+@ui_view
+@require_POST
+def memory_verify_view(request: HttpRequest, memory_id: str) -> HttpResponse:
+    return _verification(request, memory_id, verified=True)
+
+
+@ui_view
+@require_POST
+def memory_unverify_view(request: HttpRequest, memory_id: str) -> HttpResponse:
+    return _verification(request, memory_id, verified=False)
+
+
+@ui_view
+@require_POST
+def memory_delete_view(request: HttpRequest, memory_id: str) -> HttpResponse:
+    """Delete for good (its knots and edges go with it); back to where the button was."""
+    memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+    key, mind_id = memory.key, memory.mind_id
+    memory_delete(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
+    messages.success(request, f"Memory {key} deleted.")
+    default = reverse("ui-mind", kwargs={"mind_id": mind_id})
+    target = next_url(request, default)
+    # Back to the memory's own page would be a 404 now.
+    return redirect(default if target.startswith(reverse("ui-memory", kwargs={"memory_id": memory_id})) else target)

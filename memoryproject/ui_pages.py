@@ -1,0 +1,76 @@
+"""What every page of the human UI shares: login, the error pages, redirects and form errors.
+
+The UI views of each app (`minds/views.py`, `memories/views.py`, `pipelinelog/views.py`) call the
+same services and selectors as the API, so they meet the same domain errors
+(`memoryproject.domain`). Here those become what a browser expects: a 404 or 403 page (with the
+same statuses the API answers), or errors shown on the form that was sent.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from memoryproject.domain import DomainError, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
+
+ERROR_TEMPLATE = "ui/error.html"
+
+
+def error_page(request: HttpRequest, *, status: int, message: str) -> HttpResponse:
+    """An HTML error page of the UI with `status` (404 invisible, 403 too little access)."""
+    title = {400: "Refused", 403: "Not allowed", 404: "Not found"}.get(status, "Refused")
+    return render(request, ERROR_TEMPLATE, {"title": title, "message": message}, status=status)
+
+
+def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A UI page: login required (else the login page, then back), and the access matrix's
+    NotFound / PermissionDenied answered as the 404 / 403 page, as the API answers them
+    (and a ValidationFailed no form caught as a 400 page)."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except NotFound as error:
+            return error_page(request, status=404, message=error.message)
+        except PermissionDenied as error:
+            return error_page(request, status=403, message=error.message)
+        except ValidationFailed as error:  # a request no form of the UI sends (a memory of another mind)
+            problems = "; ".join(f"{name}: {' '.join(map(str, texts))}" for name, texts in error.fields.items())
+            return error_page(request, status=400, message=problems or error.message)
+
+    return login_required(wrapped)
+
+
+def next_url(request: HttpRequest, default: str) -> str:
+    """Where to go after a POST: the form's `next` when it is a path of this site, else `default`."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return default
+
+
+def form_add_domain_error(form: forms.Form, error: DomainError | ValidationError) -> None:
+    """Show a refused write on the form: each named field under its input (a field the form does
+    not have, or none, at the top of the form)."""
+    if isinstance(error, ValidationError):
+        fields = validation_error_fields(error)
+        message = ""
+    else:
+        fields = error.fields
+        message = error.message
+    if not fields:
+        form.add_error(None, message)
+        return
+    for name, messages in fields.items():
+        target = name if name in form.fields else None
+        for text in messages if isinstance(messages, list | tuple) else [messages]:
+            prefix = "" if target or name in ("body", "__all__") else f"{name}: "
+            form.add_error(target, f"{prefix}{text}")

@@ -1,0 +1,78 @@
+"""The forms of the human UI's account, mind, key and share pages.
+
+They parse what a browser sends; the rules themselves stay in the services (`minds.services`),
+whose refusals the views show on these forms. Lengths are the API's (`minds.api.serializers`)
+and the models', so a page accepts exactly what the API accepts.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm
+
+from minds.api.serializers import EMAIL_MAX_CHARS, MIND_DESCRIPTION_MAX_CHARS, PASSWORD_MAX_CHARS
+from minds.models import Mind, MindKey, ShareAccess
+from minds.services import email_normalize
+
+PASSWORDS_DIFFER = "The two passwords differ; type the same password twice."
+
+
+class EmailAuthenticationForm(AuthenticationForm):
+    """Django's login form, with the email as the username (stored lower-cased)."""
+
+    username = forms.CharField(
+        label="Email",
+        max_length=EMAIL_MAX_CHARS,
+        widget=forms.EmailInput(attrs={"autofocus": True, "autocomplete": "email"}),
+    )
+
+    def clean_username(self) -> str:
+        return email_normalize(self.cleaned_data["username"])
+
+
+class RegisterForm(forms.Form):
+    email = forms.EmailField(max_length=EMAIL_MAX_CHARS, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    password = forms.CharField(
+        max_length=PASSWORD_MAX_CHARS,
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+        help_text="Django's password rules apply: at least 8 characters, not too common, not only digits.",
+    )
+    password_again = forms.CharField(
+        max_length=PASSWORD_MAX_CHARS,
+        strip=False,
+        label="Password again",
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("password") and cleaned.get("password") != cleaned.get("password_again"):
+            self.add_error("password_again", PASSWORDS_DIFFER)
+        return cleaned
+
+
+class MindForm(forms.Form):
+    """Create or rename a mind."""
+
+    name = forms.CharField(max_length=Mind._meta.get_field("name").max_length)
+    description = forms.CharField(
+        max_length=MIND_DESCRIPTION_MAX_CHARS, required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+class KeyIssueForm(forms.Form):
+    label = forms.CharField(
+        max_length=MindKey._meta.get_field("label").max_length,
+        required=False,
+        help_text="What uses the key, e.g. “laptop agent”.",
+    )
+
+
+class ShareCreateForm(forms.Form):
+    user_email = forms.EmailField(label="Email of the account", max_length=EMAIL_MAX_CHARS)
+    acl = forms.ChoiceField(label="Access", choices=ShareAccess.choices)
+
+
+class ShareUpdateForm(forms.Form):
+    acl = forms.ChoiceField(label="Access", choices=ShareAccess.choices)
