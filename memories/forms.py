@@ -61,7 +61,8 @@ class MemoryFilterForm(forms.Form):
 
 
 class MemoryForm(forms.Form):
-    """Create (every given field) or edit (the edited fields) one memory."""
+    """Create (every given field) or edit (the fields the person changed) one memory. An edit
+    is bound with the memory's values as `initial`, which is what tells what changed."""
 
     category = forms.ChoiceField(choices=Category.choices)
     key = forms.CharField(required=False, max_length=MAX_KEY_CHARS, help_text=f"Optional. {KEY_HELP}")
@@ -94,19 +95,21 @@ class MemoryForm(forms.Form):
         }
 
     def _payload(self) -> dict:
+        """The memory fields to validate: on create every given one, on edit only those the
+        person changed (so an untouched event time or tag list is not rewritten)."""
         data = self.cleaned_data
-        payload: dict = {"category": data["category"], "content": data["content"], "priority": data["priority"]}
-        payload["tags"] = _comma_list(data.get("tags", ""))
-        if data.get("key"):
-            payload["key"] = data["key"]
-        if entities := _comma_list(data.get("entities", "")):
-            payload["entities"] = entities
-        if data.get("event_time"):
-            payload["event_time"] = data["event_time"]
-        if data.get("expires_at"):
-            payload["expires_at"] = data["expires_at"]
-        elif self.partial:
-            payload["expires_at"] = None  # emptied: the memory no longer expires
+        names = [name for name in EDITED_FIELDS if not self.partial or name in self.changed_data]
+        payload: dict = {}
+        for name in names:
+            value = data.get(name)
+            if name in ("tags", "entities"):
+                payload[name] = _comma_list(value or "")
+            elif value not in ("", None):
+                payload[name] = value
+            elif self.partial and name in ("event_time", "expires_at"):
+                payload[name] = None  # emptied: no event time, never expires
+        if not self.partial and not payload.get("entities"):
+            payload.pop("entities", None)
         return payload
 
     def clean(self) -> dict:

@@ -195,11 +195,13 @@ def memory_detail(request: HttpRequest, memory_id: str) -> HttpResponse:
 
 @ui_view
 def memory_edit(request: HttpRequest, memory_id: str) -> HttpResponse:
-    """Change the memory's edited fields (`PATCH /memory/{id}`); a human's edit keeps its source."""
+    """Change what the person changed (`PATCH /memory/{id}`). As in the API, a human who
+    rewrites the content makes the memory theirs (source `user`, verified); retagging does not."""
     memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
     mind = memory.mind
+    initial = MemoryForm.initial_of(memory)
     if request.method == "POST":
-        form = MemoryForm(request.POST, partial=True)
+        form = MemoryForm(request.POST, initial=initial, partial=True)
         if form.is_valid():
             try:
                 result = memory_update(
@@ -215,7 +217,7 @@ def memory_edit(request: HttpRequest, memory_id: str) -> HttpResponse:
                 messages.success(request, f"Memory {result.memory.key} saved; changed: {changed}.")
                 return redirect(next_url(request, reverse("ui-memory", kwargs={"memory_id": memory.pk})))
     else:
-        form = MemoryForm(initial=MemoryForm.initial_of(memory), partial=True)
+        form = MemoryForm(initial=initial, partial=True)
     status = 400 if form.is_bound and form.errors else 200
     context = {"mind": mind, "form": form, "memory": memory, "next": request.GET.get("next", "")}
     return render(request, "memories/memory_form.html", context, status=status)

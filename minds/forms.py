@@ -12,13 +12,16 @@ from django.contrib.auth.forms import AuthenticationForm
 
 from minds.api.serializers import EMAIL_MAX_CHARS, MIND_DESCRIPTION_MAX_CHARS, PASSWORD_MAX_CHARS
 from minds.models import Mind, MindKey, ShareAccess
-from minds.services import email_normalize
+from minds.services import LOGIN_FAILED, email_normalize
 
 PASSWORDS_DIFFER = "The two passwords differ; type the same password twice."
 
 
 class EmailAuthenticationForm(AuthenticationForm):
-    """Django's login form, with the email as the username (stored lower-cased)."""
+    """Django's login form, with the email as the username (stored lower-cased) and the API's
+    message for a wrong email or password."""
+
+    error_messages = {**AuthenticationForm.error_messages, "invalid_login": LOGIN_FAILED}
 
     username = forms.CharField(
         label="Email",
