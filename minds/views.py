@@ -8,6 +8,9 @@ is shown on its form; a freshly issued Mind Key is shown once, on a page that is
 
 from __future__ import annotations
 
+import math
+from types import SimpleNamespace
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.views import LoginView, LogoutView, PasswordChangeView
@@ -36,19 +39,48 @@ from minds.services import (
     mind_update,
     user_register,
 )
+from minds.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
 
 DASHBOARD = "ui-dashboard"
 # Django's own backend: the one `login()` must name when several are configured.
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+TOO_MANY_ATTEMPTS = "Too many attempts from here or for this account; try again in {seconds} s."
 
 
 # --- Accounts -------------------------------------------------------------------------------
 
 
+def _throttled_seconds(request: HttpRequest, throttles: list, *, email: str = "") -> int | None:
+    """Seconds to wait when one of the API's throttles refuses this attempt, else None.
+
+    The page counts in the API's own throttles (same scopes, rates and cache), so attempts
+    through the page and through `POST /login` or `POST /register` add up: a guesser gains
+    nothing by switching. They read the client address from `META` and `headers`, the email from `data`.
+    """
+    attempt = SimpleNamespace(META=request.META, headers=request.headers, data={"email": email})
+    waits = [throttle.wait() or 0 for throttle in throttles if not throttle.allow_request(attempt, None)]
+    return math.ceil(max(waits)) if waits else None
+
+
+def _too_many_attempts(response: HttpResponse, seconds: int) -> HttpResponse:
+    response["Retry-After"] = str(seconds)
+    return response
+
+
 class AccountLoginView(LoginView):
+    """Django's login, throttled per client address and per email like `POST /login`."""
+
     template_name = "accounts/login.html"
     authentication_form = EmailAuthenticationForm
     redirect_authenticated_user = True
+
+    def post(self, request, *args, **kwargs):
+        throttles = [LoginIPRateThrottle(), LoginEmailRateThrottle()]
+        seconds = _throttled_seconds(request, throttles, email=request.POST.get("username", ""))
+        if seconds is not None:
+            context = self.get_context_data(throttled=TOO_MANY_ATTEMPTS.format(seconds=seconds))
+            return _too_many_attempts(self.render_to_response(context, status=429), seconds)
+        return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         response = super().form_valid(form)
@@ -76,10 +108,15 @@ class AccountPasswordChangeView(PasswordChangeView):
 
 
 def register(request: HttpRequest) -> HttpResponse:
-    """A new account (the service applies Django's password validators), logged in at once."""
+    """A new account (the service applies Django's password validators), logged in at once.
+    Throttled per client address like `POST /register`."""
     if request.user.is_authenticated:
         return redirect(DASHBOARD)
     form = RegisterForm(request.POST or None)
+    if request.method == "POST" and (seconds := _throttled_seconds(request, [RegisterIPRateThrottle()])) is not None:
+        context = {"form": RegisterForm(initial={"email": request.POST.get("email", "")})}
+        context["throttled"] = TOO_MANY_ATTEMPTS.format(seconds=seconds)
+        return _too_many_attempts(render(request, "accounts/register.html", context, status=429), seconds)
     if request.method == "POST" and form.is_valid():
         try:
             user = user_register(email=form.cleaned_data["email"], password=form.cleaned_data["password"])

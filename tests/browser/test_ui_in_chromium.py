@@ -1,0 +1,131 @@
+"""The human UI in a real browser: log in, review and verify, a key shown once, a read share
+refused, and every page at phone width without horizontal scrolling."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from memories.models import Memory
+from minds.mindkeys import mind_key_digest
+from minds.models import MindKey
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.slow
+
+# A phone's viewport (CSS pixels): an iPhone SE / small Android width.
+PHONE_VIEWPORT = {"width": 375, "height": 740}
+
+
+def _log_in(page: Page, base: str, email: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Your minds")).to_be_visible()
+
+
+def _agent_stores(mind, **fields) -> str:
+    response = mind.agent.post("/memory", {"category": "fact", **fields}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def test_a_person_logs_in_opens_the_mind_and_verifies_a_memory_from_the_keyboard(live_server, page, owner, mind):
+    memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
+    _log_in(page, live_server.url, "owner@example.com")
+
+    page.get_by_role("link", name=mind.mind.name).first.click()
+    expect(page.locator(f'[data-memory="{memory_id}"]')).to_contain_text("Anna is my sister")
+    page.get_by_role("link", name="Review queue").click()
+    card = page.locator(f'[data-memory="{memory_id}"]')
+    expect(card).to_be_focused()  # review.js focuses the first memory of the queue
+    page.keyboard.press("v")
+
+    expect(page.get_by_role("status")).to_contain_text("Memory anna verified.")
+    expect(page.get_by_text("Nothing to review")).to_be_visible()
+    memory = Memory.objects.get(pk=memory_id)
+    assert memory.verified and memory.verified_by_id == owner.user.pk
+
+
+def test_an_issued_key_is_shown_once_and_works_for_the_agent(live_server, page, owner, mind):
+    _log_in(page, live_server.url, "owner@example.com")
+    page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/keys/")
+
+    page.get_by_label("Label").fill("browser agent")
+    page.get_by_role("button", name="Issue a key").click()
+    plaintext = page.locator("#mind-key").inner_text().strip()
+    page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/keys/")
+
+    key = MindKey.objects.get(mind=mind.mind, label="browser agent")
+    assert plaintext.startswith(key.prefix) and key.digest == mind_key_digest(plaintext)
+    assert plaintext not in page.content()
+    expect(page.get_by_text(f"{key.prefix}…")).to_be_visible()
+    answer = page.request.get(f"{live_server.url}/memory/recall", headers={"Authorization": f"Bearer {plaintext}"})
+    assert answer.status == 200
+
+
+def test_a_read_share_sees_no_verify_button_and_is_refused_when_it_posts_anyway(live_server, page, reader, mind):
+    memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
+    _log_in(page, live_server.url, "reader@example.com")
+
+    page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/unverified/")
+    expect(page.locator(f'[data-memory="{memory_id}"]')).to_be_visible()
+    expect(page.locator('[data-action="verify"]')).to_have_count(0)
+    token = page.locator('input[name="csrfmiddlewaretoken"]').first.get_attribute("value")
+    refused = page.request.post(
+        f"{live_server.url}/app/memories/{memory_id}/verify/",
+        form={"csrfmiddlewaretoken": token},
+        headers={"Origin": live_server.url},
+    )
+
+    assert refused.status == 403
+    assert "This needs write access to the mind; you have read access." in refused.text()
+    assert Memory.objects.get(pk=memory_id).verified is False
+
+
+def _png_width(path) -> int:
+    with open(path, "rb") as png:
+        header = png.read(24)
+    return struct.unpack(">I", header[16:20])[0]  # IHDR: width, then height
+
+
+def test_every_page_fits_a_phone_width_without_horizontal_scrolling(live_server, browser, owner, mind, tmp_path):
+    memory_id = _agent_stores(
+        mind,
+        content="A long unbroken word: " + "Donaudampfschifffahrtsgesellschaftskapitän" * 3,
+        key="a_rather_long_key_for_a_narrow_screen_" + "x" * 40,
+        tags=["family", "a-very-long-tag-name-that-could-push-the-layout"],
+    )
+    context = browser.new_context(viewport=PHONE_VIEWPORT, device_scale_factor=1)
+    page = context.new_page()
+    _log_in(page, live_server.url, "owner@example.com")
+    turn_id = Memory.objects.get(pk=memory_id).turn_id
+    pages = {
+        "dashboard": "/app/",
+        "mind": f"/app/minds/{mind.mind.pk}/",
+        "review-queue": f"/app/minds/{mind.mind.pk}/unverified/",
+        "memory": f"/app/memories/{memory_id}/",
+        "memory-edit": f"/app/memories/{memory_id}/edit/",
+        "keys": f"/app/minds/{mind.mind.pk}/keys/",
+        "log": "/app/log/",
+        "turn": f"/app/log/{turn_id}/",
+        "password": "/accounts/password/",
+    }
+    too_wide = {}
+    for name, path in pages.items():
+        page.goto(live_server.url + path)
+        scroll_width, client_width = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        if scroll_width > client_width:
+            too_wide[name] = scroll_width
+    screenshot = tmp_path / "review-queue-phone.png"
+    page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/unverified/")
+    page.screenshot(path=screenshot, full_page=True)
+    context.close()
+
+    assert too_wide == {}
+    assert _png_width(screenshot) == PHONE_VIEWPORT["width"]
