@@ -7,12 +7,15 @@ validates it with the API's own `MemoryInputSerializer`, so a page accepts exact
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 
 from memories.api.serializers import KEY_HELP, MemoryInputSerializer
 from memories.limits import MAX_CONTENT_CHARS, MAX_KEY_CHARS, MAX_TAG_CHARS
 from memories.models import Category, Priority, Source
 from memories.selectors.memory import MemoryListFilters
+from memoryproject.converters import MemoryIdConverter
 from memoryproject.pagination import MAX_PAGE_LIMIT
 
 # Memories one page of the list or the review queue shows (rows).
@@ -138,6 +141,8 @@ class BulkVerifyForm(forms.Form):
         cleaned = super().clean()
         if not self.memory_ids:
             raise forms.ValidationError("Tick at least one memory to verify.")
+        if not all(re.fullmatch(MemoryIdConverter.regex, memory_id) for memory_id in self.memory_ids):
+            raise forms.ValidationError("Only memory ids (mem_…) can be verified; reload the page and tick again.")
         if len(self.memory_ids) > MAX_BULK_VERIFY:
             raise forms.ValidationError(
                 f"At most {MAX_BULK_VERIFY} memories at once; you ticked {len(self.memory_ids)}."

@@ -9,6 +9,7 @@ same statuses the API answers), or errors shown on the form that was sent.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 
 from django import forms
@@ -21,6 +22,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from memoryproject.domain import DomainError, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
 
 ERROR_TEMPLATE = "ui/error.html"
+# A control character in a path or a redirect target: never part of a page of ours (and a NUL is
+# refused by PostgreSQL in text), so such input is not found or not followed.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def error_page(request: HttpRequest, *, status: int, message: str) -> HttpResponse:
@@ -52,6 +56,8 @@ def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 def next_url(request: HttpRequest, default: str) -> str:
     """Where to go after a POST: the form's `next` when it is a path of this site, else `default`."""
     target = request.POST.get("next") or request.GET.get("next") or ""
+    if CONTROL_CHARACTER.search(target):
+        return default
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return target
     return default

@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from memoryproject.domain import NotFound
-from memoryproject.ui_pages import ui_view
+from memoryproject.ui_pages import CONTROL_CHARACTER, ui_view
 from minds.access import Access, mind_get_for
 from minds.selectors import minds_list
 from pipelinelog.models import Kind
@@ -68,6 +68,8 @@ def _readable(trace) -> list[dict]:
 def log_turn(request: HttpRequest, turn_id: str) -> HttpResponse:
     """One turn: for each mind of mine with rows of it (or the one `?mind=` names), its spans."""
     minds, chosen = _minds_in_view(request)
+    if CONTROL_CHARACTER.search(turn_id):  # no stored turn id has one (X-Turn-Id refuses them)
+        raise NotFound(TURN_NOT_FOUND)
     by_id = {mind.pk: mind for mind in minds}
     mind_ids = list(by_id) if chosen else log_turn_mind_ids(turn_id=turn_id, mind_ids=list(by_id))
     traces = []
