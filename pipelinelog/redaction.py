@@ -25,8 +25,10 @@ from pipelinelog.constants import REDACTED, SUMMARY_MAX_DEPTH, SUMMARY_MAX_ITEMS
 
 # Keys whose value is a credential, compared lower-cased and exactly.
 SECRET_KEYS = frozenset(
-    {"password", "token", "access", "refresh", "mind_key", "secret", "authorization", "api_key", "x-api-key"}
-)
+    {"password", "token", "access", "refresh", "mind_key", "secret", "authorization", "api_key", "x-api-key",
+     # The UI's forms post their CSRF token; whoever reads the log must not be able to forge them.
+     "csrfmiddlewaretoken"}
+)  # fmt: skip
 # Parts that make any key a secret one (`new_password`, `client_secret`, `password1`).
 SECRET_KEY_PARTS = ("password", "secret")
 

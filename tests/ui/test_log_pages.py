@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from urllib.parse import urlencode
 
+import pytest
+from django.test import Client
+
+from pipelinelog.models import LogEntry
 from tests.test_security import _assert_page_keeps_to_its_policy
 from tests.ui.conftest import logged_in
 
@@ -68,3 +72,23 @@ def test_a_turn_of_a_mind_i_cannot_see_is_not_found(outsider, mind):
     assert client.get("/app/log/turn-private/").status_code == 404
     assert client.get("/app/log/turn-private/", {"mind": mind.mind.pk}).status_code == 404
     assert client.get("/app/log/no-such-turn/").status_code == 404
+
+
+def test_a_ui_forms_csrf_token_never_enters_the_log(owner, mind):
+    anna = mind.agent.post("/memory", {"category": "fact", "content": "Anna"}, format="json").json()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner.user)
+    client.get(f"/app/memories/{anna['id']}/")
+    token = client.cookies["csrftoken"].value
+
+    response = client.post(  # as a browser posts a form
+        f"/app/memories/{anna['id']}/verify/",
+        urlencode({"csrfmiddlewaretoken": token}),
+        content_type="application/x-www-form-urlencoded",
+    )
+
+    assert response.status_code == 302
+    rows = LogEntry.objects.filter(mind=mind.mind, node="ui-memory-verify", kind="input")
+    [row] = rows
+    assert row.content["body"]["csrfmiddlewaretoken"] != token
+    assert token not in str(list(LogEntry.objects.values_list("content", flat=True)))
