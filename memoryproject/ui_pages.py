@@ -19,7 +19,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from memoryproject.domain import DomainError, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
+from memoryproject.domain import (
+    DomainError,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+    ValidationFailed,
+    validation_error_fields,
+)
 
 ERROR_TEMPLATE = "ui/error.html"
 # A control character in a path or a redirect target: never part of a page of ours (and a NUL is
@@ -29,14 +36,14 @@ CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 def error_page(request: HttpRequest, *, status: int, message: str) -> HttpResponse:
     """An HTML error page of the UI with `status` (404 invisible, 403 too little access)."""
-    title = {400: "Refused", 403: "Not allowed", 404: "Not found"}.get(status, "Refused")
+    title = {400: "Refused", 403: "Not allowed", 404: "Not found", 503: "Try again later"}.get(status, "Refused")
     return render(request, ERROR_TEMPLATE, {"title": title, "message": message}, status=status)
 
 
 def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """A UI page: login required (else the login page, then back), and the access matrix's
     NotFound / PermissionDenied answered as the 404 / 403 page, as the API answers them
-    (and a ValidationFailed no form caught as a 400 page)."""
+    (a ValidationFailed no form caught as a 400 page, an unavailable embedder as a 503 page)."""
 
     @functools.wraps(view)
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -49,6 +56,8 @@ def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         except ValidationFailed as error:  # a request no form of the UI sends (a memory of another mind)
             problems = "; ".join(f"{name}: {' '.join(map(str, texts))}" for name, texts in error.fields.items())
             return error_page(request, status=400, message=problems or error.message)
+        except Unavailable as error:  # the embedder a search or a write needs is down, as the API's 503
+            return error_page(request, status=503, message=error.message)
 
     return login_required(wrapped)
 

@@ -8,10 +8,12 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.messages import get_messages
+from django.test import override_settings
 from django.utils import timezone
 
 from memories.forms import UI_PAGE_SIZE
 from memories.models import AuditAction, Memory, MemoryAudit
+from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — the fake embedding server
 from tests.test_security import _assert_page_keeps_to_its_policy
 from tests.ui.conftest import agent_stores, logged_in
 
@@ -383,3 +385,23 @@ def test_every_memory_page_keeps_to_the_content_security_policy(owner, mind, pat
     anna = agent_stores(mind, content="Anna is my sister", key="anna")
 
     _assert_page_keeps_to_its_policy(logged_in(owner).get(path.format(mind=mind.mind.pk, memory=anna["id"])))
+
+
+# --- An embedder that is down -------------------------------------------------------------------
+
+
+def test_with_the_embedder_down_search_is_a_503_page_and_storing_a_form_error(owner, mind, fake_server):
+    agent_stores(mind, content="Office is in Berlin", key="office")
+    fake_server.reply = lambda body: (500, b"out of memory")
+    client = logged_in(owner)
+
+    with override_settings(SYNAPSE_EMBEDDER="openai", SYNAPSE_OPENAI_URL=fake_server.url):
+        search = client.get(f"/app/minds/{mind.mind.pk}/", {"q": "berlin"})
+        store = client.post(
+            f"/app/minds/{mind.mind.pk}/memories/new/", {"category": "fact", "content": "new", "priority": "normal"}
+        )
+
+    assert search.status_code == 503 and search["Content-Type"].startswith("text/html")
+    assert store.status_code == 400
+    assert "embedding server" in store.context["form"].non_field_errors()[0].lower()
+    assert list(Memory.objects.filter(mind=mind.mind).values_list("key", flat=True)) == ["office"]
