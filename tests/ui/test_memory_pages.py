@@ -4,6 +4,7 @@ messages after every action, and what the database holds afterwards."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -405,3 +406,18 @@ def test_with_the_embedder_down_search_is_a_503_page_and_storing_a_form_error(ow
     assert store.status_code == 400
     assert "embedding server" in store.context["form"].non_field_errors()[0].lower()
     assert list(Memory.objects.filter(mind=mind.mind).values_list("key", flat=True)) == ["office"]
+
+
+def test_the_mind_pages_export_links_download_with_the_browsers_session(reader, mind):
+    agent_stores(mind, content="Anna is my sister", key="anna")
+    client = logged_in(reader)
+    body = client.get(f"/app/minds/{mind.mind.pk}/").content.decode()
+    assert f'href="/mind/export?mind={mind.mind.pk}&amp;format=json"' in body
+
+    exported = client.get("/mind/export", {"mind": mind.mind.pk, "format": "json"})
+    csv = client.get("/mind/export", {"mind": mind.mind.pk, "format": "csv"})
+
+    assert exported.status_code == 200
+    document = json.loads(b"".join(exported.streaming_content))
+    assert [memory["key"] for memory in document["memories"]] == ["anna"]
+    assert csv.status_code == 200 and "Anna is my sister" in b"".join(csv.streaming_content).decode()
