@@ -31,8 +31,8 @@ from pipelinelog.spans import STATUS_ERROR, Span, current_span, new_turn_id, tur
 # Span status of a request the client got wrong (4xx); 5xx is `error`.
 STATUS_CLIENT_ERROR = "client_error"
 # Paths that are never logged: static files (usually answered by whitenoise before us), the
-# admin's script catalogue, and the log's own API (reading a trace must not add to it).
-_SKIPPED_PREFIXES = ("/favicon.ico", "/admin/jsi18n/", "/log/")
+# admin's script catalogue, and the log's own API and UI pages (reading a trace must not add to it).
+_SKIPPED_PREFIXES = ("/favicon.ico", "/admin/jsi18n/", "/log/", "/app/log/")
 _SKIPPED_PATHS = frozenset({"/log"})
 
 

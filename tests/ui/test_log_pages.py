@@ -92,3 +92,16 @@ def test_a_ui_forms_csrf_token_never_enters_the_log(owner, mind):
     [row] = rows
     assert row.content["body"]["csrfmiddlewaretoken"] != token
     assert token not in str(list(LogEntry.objects.values_list("content", flat=True)))
+
+
+def test_reading_the_log_pages_adds_nothing_to_the_log(owner, mind):
+    _store(mind, "turn-read", "Anna is my sister")
+    client = logged_in(owner)
+    before = LogEntry.objects.count()
+
+    client.get("/app/log/", {"mind": mind.mind.pk})
+    client.get("/app/log/turn-read/", {"mind": mind.mind.pk})
+
+    assert LogEntry.objects.count() == before
+    assert client.get(f"/app/minds/{mind.mind.pk}/").status_code == 200
+    assert LogEntry.objects.filter(node="ui-mind").count() > 0  # the other pages are logged as usual
