@@ -9,7 +9,9 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.messages import get_messages
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.forms import UI_PAGE_SIZE
@@ -421,3 +423,23 @@ def test_the_mind_pages_export_links_download_with_the_browsers_session(reader, 
     document = json.loads(b"".join(exported.streaming_content))
     assert [memory["key"] for memory in document["memories"]] == ["anna"]
     assert csv.status_code == 200 and "Anna is my sister" in b"".join(csv.streaming_content).decode()
+
+
+# --- Queries --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", ["/app/minds/{mind}/", "/app/minds/{mind}/unverified/"])
+def test_a_list_page_runs_the_same_queries_for_one_memory_or_twenty(owner, mind, page):
+    client = logged_in(owner)
+    url = page.format(mind=mind.mind.pk)
+    agent_stores(mind, content="first", key="first")
+    client.get(url)  # the session's first read
+
+    with CaptureQueriesContext(connection) as one:
+        assert len(client.get(url).context["memories"]) == 1
+    for number in range(19):
+        agent_stores(mind, content=f"memory {number}", key=f"m{number}", tags=[f"t{number}"])
+    with CaptureQueriesContext(connection) as twenty:
+        assert len(client.get(url).context["memories"]) == 20
+
+    assert len(twenty.captured_queries) == len(one.captured_queries)
