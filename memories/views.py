@@ -96,13 +96,14 @@ def mind_memories(request: HttpRequest, mind_id: str) -> HttpResponse:
     searched or paged, with bulk verify for those who may verify."""
     mind, level = mind_get_for(user=request.user, mind_id=mind_id, need=Access.READ)
     form = MemoryFilterForm(request.GET or None)
-    filters = form.list_filters() if form.is_bound and form.is_valid() else MemoryListFilters()
-    q = form.cleaned_data.get("q", "").strip() if form.is_bound and form.is_valid() else ""
+    valid = form.is_bound and form.is_valid()
+    filters = form.list_filters() if valid else MemoryListFilters()
+    q = form.cleaned_data["q"].strip() if valid else ""
     page = None
     if q:
         memories = _search_hits(mind_id=mind.pk, filters=filters, q=q)
     else:
-        page_number = (form.cleaned_data.get("page") if form.is_bound and form.is_valid() else None) or 1
+        page_number = (form.cleaned_data["page"] if valid else None) or 1
         page = Paginator(memory_list(mind_id=mind.pk, filters=filters), UI_PAGE_SIZE).get_page(page_number)
         memories = page.object_list
     query = request.GET.copy()
@@ -116,7 +117,7 @@ def mind_memories(request: HttpRequest, mind_id: str) -> HttpResponse:
         "query": query.urlencode(),
         "can_write": _can_write(level),
     }
-    return render(request, "memories/mind.html", context, status=400 if form.is_bound and form.errors else 200)
+    return render(request, "memories/mind.html", context, status=400 if form.is_bound and not valid else 200)
 
 
 @ui_view

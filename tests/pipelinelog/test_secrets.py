@@ -120,7 +120,7 @@ def test_no_mind_key_jwt_or_password_reaches_any_log_row_of_any_endpoint(owner, 
                         response = client.get(path, **kwargs)
                     else:
                         response = getattr(client, method)(path, body, format="json", **kwargs)
-                    if not route.startswith("log"):  # reading the log is not logged
+                    if not route.startswith(("log", "app/log")):  # reading the log is not logged
                         calls += 1
                     raw = b"".join(response.streaming_content) if response.streaming else response.content
                     secrets.update(_HANDED_OUT.findall(raw.decode("utf-8", "replace")))
