@@ -28,7 +28,7 @@ from memoryproject.api.fields import (
 )
 from memoryproject.api.strict import RejectUnknownFieldsMixin
 from memoryproject.domain import ValidationFailed
-from memoryproject.pagination import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
+from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
 # Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded
 # (the default page size of every list, memories).

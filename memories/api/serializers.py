@@ -16,7 +16,7 @@ from memoryproject.api.fields import (
 )
 from memoryproject.api.strict import unknown_fields_reject
 from memoryproject.domain import ValidationFailed
-from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.page_limits import MAX_PAGE_LIMIT
 
 
 def _schema_field_of(rule: FieldRule) -> serializers.Field:
