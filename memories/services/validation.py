@@ -35,7 +35,7 @@ from memories.limits import (
     MAX_TAGS,
 )
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
-from memoryproject.domain import ValidationFailed
+from memoryproject.domain import ValidationFailed, unknown_fields_refuse
 from memoryproject.timeinput import parse_time
 
 # A memory key: letters, digits and _ . : -, starting with a letter or digit.
@@ -273,10 +273,8 @@ def memory_fields_clean(data: object, *, partial: bool = False) -> dict[str, Any
         raise ValidationFailed(
             {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
         )
-    unknown = sorted(set(data) - set(MEMORY_FIELD_RULES) - READ_ONLY_FIELDS)
-    if unknown:
-        message = f"Unknown field. Memory fields are: {', '.join(MEMORY_FIELD_RULES)}."
-        raise ValidationFailed({name: [message] for name in unknown})
+    message = f"Unknown field. Memory fields are: {', '.join(MEMORY_FIELD_RULES)}."
+    unknown_fields_refuse(data, [*MEMORY_FIELD_RULES, *READ_ONLY_FIELDS], message=message)
     cleaned: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
     for name, rule in MEMORY_FIELD_RULES.items():
