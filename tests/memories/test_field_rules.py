@@ -196,3 +196,17 @@ def test_the_raw_sql_of_not_expired_keeps_exactly_the_rows_current_filter_keeps(
         by_sql = [key for (key,) in cursor.fetchall()]
     by_orm = list(Memory.objects.filter(current_filter(NOW)).order_by("key").values_list("key", flat=True))
     assert by_sql == by_orm == ["future", "never"]
+
+
+@pytest.mark.django_db
+def test_a_store_records_its_writes_on_the_span_under_the_tables_postgresql_has(mind):
+    response = mind.agent.post(
+        "/memory", {"category": "fact", "content": "Anna is my sister"}, format="json", HTTP_X_TURN_ID="T-tables"
+    )
+    assert response.status_code == 201, response.content
+    rows = [row for span in mind.agent.get("/log/turns/T-tables").json()["spans"] for row in span["rows"]]
+    written = [(row["content"]["table"], row["content"]["operation"]) for row in rows if row["kind"] == "db_write"]
+    assert written == [("memories_memory", "insert"), ("memories_memoryaudit", "insert")]
+    with connection.cursor() as cursor:
+        tables = set(connection.introspection.table_names(cursor))
+    assert {"memories_memory", "memories_memoryaudit"} <= tables
