@@ -258,7 +258,8 @@ def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], t
 def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "") -> StoreResult:
     """Create the memory, or update the one with the same (category, key) — the upsert of POST /memory.
 
-    `fields` is validated input (MemoryInputSerializer); `category` and `content` are required.
+    `fields` is validated input (memories.services.validation.memory_fields_clean); `category` and
+    `content` are required.
     """
     source = write_source(caller, fields.get("source"))
     key = key_given_or_derived(fields)
@@ -273,7 +274,9 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
         try:
             with transaction.atomic():  # a savepoint: a concurrent insert of the same key loses the race cleanly
                 memory.save(force_insert=True)
-        except IntegrityError:
+        except IntegrityError as error:
+            if not _is_key_taken(error):
+                raise
             existing = lookup.get()
         else:
             span_write(Memory, "insert", id=memory.pk)
@@ -327,7 +330,7 @@ class UpdateResult:
 def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str = "") -> UpdateResult:
     """Change any subset of a memory's writable fields (PUT / PATCH /memory/{id}).
 
-    `fields` is validated partial input (MemoryInputSerializer(partial=True)). Moving the memory
+    `fields` is validated partial input (memory_fields_clean(…, partial=True)). Moving the memory
     onto a (category, key) another memory of the mind holds is a 409. Nothing changes, and no
     audit row is written, when every given value equals the stored one.
     """
