@@ -8,11 +8,14 @@ from datetime import UTC, datetime
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memories.limits import MAX_TAG_CHARS, MAX_TAGS
 from memories.models import CURRENT_SQL, Memory, current_filter
 from memories.services.memory import memories_insert, memory_build
 from memories.services.provenance import import_downgrades, import_provenance, import_verified, write_source
-from memories.services.validation import import_items_clean, memory_fields_clean
+from memories.services.validation import MEMORY_FIELD_RULES, import_items_clean, memory_fields_clean
 from memoryproject.domain import Conflict, ValidationFailed
 from tests.memories.insights_support import agent_caller, human_caller, remember
 
@@ -210,3 +213,36 @@ def test_a_store_records_its_writes_on_the_span_under_the_tables_postgresql_has(
     with connection.cursor() as cursor:
         tables = set(connection.introspection.table_names(cursor))
     assert {"memories_memory", "memories_memoryaudit"} <= tables
+
+
+_JSON = st.recursive(
+    # JSON may carry what no text column holds: a lone surrogate (escaped), NUL, a 400-digit number.
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.just(10**400)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.sampled_from(["\ud800", "a\x00", " "]),
+    lambda inner: st.lists(inner, max_size=25) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=30,
+)
+_NAMES = st.sampled_from([*MEMORY_FIELD_RULES, "id", "created_at", "colour"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.dictionaries(_NAMES, _JSON, max_size=8) | _JSON, partial=st.booleans())
+def test_any_json_is_either_cleaned_within_the_limits_or_refused_naming_its_fields(data, partial):
+    try:
+        cleaned = memory_fields_clean(data, partial=partial)
+    except ValidationFailed as refused:  # nothing else may escape: no 500 for any body
+        given_names = set(data) if isinstance(data, dict) else set()
+        named = {name if name in given_names else name.split(".")[0] for name in refused.fields}
+        assert named and named <= {*MEMORY_FIELD_RULES, "non_field_errors"} | given_names
+        return
+    assert set(cleaned) <= set(MEMORY_FIELD_RULES)
+    assert len(cleaned.get("tags", [])) <= MAX_TAGS
+    assert all(len(tag) <= MAX_TAG_CHARS and tag == tag.lower().strip() for tag in cleaned.get("tags", []))
+    assert 0.0 <= cleaned.get("confidence", 0.0) <= 1.0
+    if not partial:
+        assert {"category", "content"} <= set(cleaned)
