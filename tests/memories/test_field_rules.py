@@ -92,9 +92,12 @@ def test_a_key_breaking_two_rules_names_both():
 
 
 def test_values_no_json_text_can_hold_are_refused_not_crashed_on():
-    assert refusal({"attributes": {"a": "\ud800"}, "confidence": 10**400, "content": "a\x00b"}, partial=True) == {
+    huge = 10**400
+    data = {"attributes": {"a": "\ud800"}, "confidence": huge, "content": "a\x00b", "expires_at": huge}
+    assert refusal(data, partial=True) == {
         "content": ["Null characters are not allowed."],
         "confidence": ["Must be a number."],
+        "expires_at": [f"{huge!r} is out of range. Use ISO 8601 (2026-06-27T10:00:00Z) or epoch seconds."],
         "attributes": ["Surrogate characters are not allowed: U+D800."],
     }
 
