@@ -9,9 +9,10 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from memories.api.serializers import MemoryInputSerializer
 from memories.models import Memory
 from memories.services.memory import memory_delete, memory_unverify, memory_update, memory_verify
+from memories.services.validation import memory_fields_clean
+from memoryproject.domain import ValidationFailed
 from minds.access import caller_of
 
 # --- Memories -------------------------------------------------------------------------------
@@ -21,7 +22,8 @@ MEMORY_ADMIN_EDITABLE = ["category", "key", "content", "tags", "priority", "conf
 
 
 class MemoryAdminForm(forms.ModelForm):
-    """The admin's memory form, validated by the same rules as the API (MemoryInputSerializer)."""
+    """The admin's memory form, checked by the memory field rules the API and import apply
+    (memories.services.validation)."""
 
     class Meta:
         model = Memory
@@ -29,17 +31,22 @@ class MemoryAdminForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        # The API's input: what changed, in the types a JSON client would send.
+        # What changed, in the types a JSON client would send.
         changes = {
             name: cleaned[name].isoformat() if name == "expires_at" and cleaned[name] else cleaned[name]
             for name in self.changed_data
             if name in cleaned
         }
-        serializer = MemoryInputSerializer(data=changes, partial=True)
-        if not serializer.is_valid():
-            for name, errors in serializer.errors.items():
-                self.add_error(name.split(".")[0] if name.split(".")[0] in self.fields else None, errors)
-        self.validated_changes = serializer.validated_data if not self.errors else {}
+        self.validated_changes = {}
+        try:
+            validated = memory_fields_clean(changes, partial=True)
+        except ValidationFailed as error:
+            for name, messages in error.fields.items():
+                field = name.split(".")[0]  # `tags.1` belongs to the tags box
+                self.add_error(field if field in self.fields else None, messages)
+        else:
+            if not self.errors:
+                self.validated_changes = validated
         return cleaned
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 
 # Length of the content hash in a derived key: `<category>_<12 hex>` (hex digits).
 DERIVED_KEY_HEX = 12
@@ -22,6 +23,11 @@ def content_hash_of(content: str) -> str:
 def derived_key(category: str, content: str) -> str:
     """The key of a keyless memory: the same content in the same category is the same memory."""
     return f"{category}_{content_hash_of(content)[:DERIVED_KEY_HEX]}"
+
+
+def key_given_or_derived(fields: Mapping) -> str:
+    """The key of a memory's validated `fields`: the one the client gave, else the derived one."""
+    return fields.get("key") or derived_key(fields["category"], fields["content"])
 
 
 def is_derived_key(key: str, category: str) -> bool:

@@ -7,7 +7,7 @@ domain code raises the same few kinds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 
@@ -15,6 +15,14 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 def validation_error_fields(error: DjangoValidationError) -> dict[str, list[str]]:
     """A Django ValidationError as field → messages; an error of no field goes under `body`."""
     return error.message_dict if hasattr(error, "error_dict") else {"body": error.messages}
+
+
+def unknown_fields_refuse(data: Mapping[str, object], allowed: Iterable[str], *, message: str) -> None:
+    """ValidationFailed naming every key of `data` (a body, a query string) that is not in
+    `allowed`, each with `message`: a typo must be told, never silently ignored."""
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise ValidationFailed({name: [message] for name in unknown})
 
 
 class DomainError(Exception):

@@ -24,11 +24,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
 from memoryproject.api.fields import QueryIntegerField
-
-# Largest page any list returns (the contract's cap on `limit`).
-MAX_PAGE_LIMIT = 1000
-# Page size of a list whose view sets no `page_default_limit`.
-DEFAULT_PAGE_LIMIT = 100
+from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
 
 class _PageParams(serializers.Serializer):

@@ -23,7 +23,10 @@ def parse_time(value: object) -> datetime:
     if isinstance(value, bool):
         raise ValueError(TIME_HELP)
     if isinstance(value, (int, float)) or isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
-        seconds = float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # a JSON integer of hundreds of digits
+            seconds = math.inf
     elif isinstance(value, str):
         text = value.strip()
         try:

@@ -13,8 +13,8 @@ from enum import IntEnum
 
 from memoryproject.converters import MindIdConverter
 from memoryproject.domain import NotFound, PermissionDenied
-from minds.authentication import is_agent
 from minds.models import Mind, MindShare, ShareAccess
+from minds.principals import is_agent
 from minds.signals import mind_resolved
 
 

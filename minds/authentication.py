@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.utils import timezone
@@ -12,35 +11,11 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from minds.mindkeys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
 from minds.models import Mind, MindKey
+from minds.principals import AgentPrincipal
 from minds.signals import mind_resolved
 
 # `last_used_at` is written at most this often per key, so a busy agent costs no write per call.
 KEY_LAST_USED_WRITE_INTERVAL = timedelta(minutes=1)
-
-
-@dataclass(frozen=True)
-class AgentPrincipal:
-    """`request.user` for a call made with a Mind Key: the agent of exactly one mind."""
-
-    key: MindKey
-
-    is_authenticated = True
-    is_anonymous = False
-    is_staff = False
-    is_superuser = False
-    pk = None
-    id = None
-
-    @property
-    def mind(self) -> Mind:
-        return self.key.mind
-
-    def __str__(self) -> str:
-        return f"agent:{self.key.prefix}"
-
-
-def is_agent(user: object) -> bool:
-    return isinstance(user, AgentPrincipal)
 
 
 def _bearer_token(request) -> str | None:

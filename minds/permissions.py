@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import BasePermission
 
-from minds.authentication import is_agent
+from minds.principals import is_agent
 
 
 class IsHuman(BasePermission):

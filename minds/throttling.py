@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from minds.authentication import is_agent
+from minds.principals import is_agent
 from minds.services import email_normalize
 
 

@@ -31,6 +31,6 @@ def prune_log(*, now: datetime | None = None, retention_days: int | None = None)
             if not batch:
                 break
             deleted += LogEntry.objects.filter(pk__in=batch).delete()[0]
-        sp.db_write({"table": "pipelinelog_logentry", "operation": "delete", "rows": deleted})
+        sp.db_write({"table": LogEntry._meta.db_table, "operation": "delete", "rows": deleted})
         sp.output({"deleted": deleted})
     return deleted

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from memoryproject.api.fields import QueryBooleanField
+from memoryproject.api.fields import QueryBooleanField, StrictFloatField
 from memoryproject.api.filters import QueryBooleanFormField
 from memoryproject.api.strict import RejectUnknownFieldsMixin, unknown_fields_reject
 
@@ -63,3 +63,10 @@ def test_a_body_serializer_refuses_an_unknown_field_listing_the_fields_it_takes(
     assert not body.is_valid()
     assert body.errors == {"sise": ["Unknown field. Use: name, size."]}
     assert _Body(data={"name": "x", "size": 3}).is_valid()
+
+
+@pytest.mark.parametrize("data", [10**400, float("inf"), "0.5", True, None])
+def test_a_strict_float_refuses_what_is_no_finite_json_number_without_crashing(data):
+    with pytest.raises(ValidationError) as refused:
+        StrictFloatField(allow_null=False).run_validation(data)
+    assert refused.value.detail == ["This field may not be null." if data is None else "Must be a number."]

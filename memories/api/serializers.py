@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from memories.emotions import emotion_canonical, known_emotion_labels
-from memories.limits import (
-    MAX_ATTRIBUTES_BYTES,
-    MAX_CONTENT_CHARS,
-    MAX_EMOTION_CHARS,
-    MAX_ENTITIES,
-    MAX_ENTITY_CHARS,
-    MAX_EVENT_TIME_CHARS,
-    MAX_KEY_CHARS,
-    MAX_TAG_CHARS,
-    MAX_TAGS,
-)
-from memories.models import Category, EventPrecision, Priority, Source, Speaker
+from memories.services.validation import MEMORY_FIELD_RULES, FieldRule, memory_fields_clean
 from memoryproject.api.fields import (
     DurationParamField,
     FlexibleTimeField,
@@ -29,80 +15,42 @@ from memoryproject.api.fields import (
     StrictFloatField,
 )
 from memoryproject.api.strict import unknown_fields_reject
-from memoryproject.pagination import MAX_PAGE_LIMIT
-
-KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$"
-KEY_HELP = (
-    "1–128 characters of letters, digits, _ . : -, starting with a letter or digit "
-    "(snake_case recommended, e.g. preference_communication)."
-)
-
-# Output-only fields a client may echo back (e.g. from an export); they are ignored.
-READ_ONLY_FIELDS = frozenset(
-    {"id", "mind_id", "verified", "verified_at", "verified_by", "turn_id", "created_at", "updated_at",
-     "promoted_at", "knot_id", "expired", "created"}
-)  # fmt: skip
+from memoryproject.domain import ValidationFailed
+from memoryproject.page_limits import MAX_PAGE_LIMIT
 
 
+def _schema_field_of(rule: FieldRule) -> serializers.Field:
+    """The DRF field that describes `rule` in the OpenAPI document (validation is the rule's own)."""
+    common = {"required": rule.required, "allow_null": rule.null}
+    if rule.kind == "text":
+        validators = [RegexValidator(rule.pattern.pattern, message=rule.pattern_message)] if rule.pattern else []
+        return StrictCharField(max_length=rule.max_chars, allow_blank=rule.blank, validators=validators, **common)
+    if rule.kind == "choice":
+        return StrictChoiceField(list(rule.choices), **common)
+    if rule.kind == "number":
+        return StrictFloatField(min_value=rule.minimum, max_value=rule.maximum, **common)
+    if rule.kind == "time":
+        return FlexibleTimeField(**common)
+    if rule.kind == "list":
+        item = StrictCharField(max_length=rule.max_chars)
+        return serializers.ListField(child=item, max_length=rule.max_items, **common)
+    return serializers.DictField(**common)
+
+
+# The memory field rules (memories.services.validation) check the input; the serializer's fields
+# are built from the same rules, so the OpenAPI document describes what the rules accept. (Its
+# docstring is the schema's description, written for clients.)
 class MemoryInputSerializer(serializers.Serializer):
     """Validates a memory write. With `partial=True` (updates) every field is optional."""
 
-    category = StrictChoiceField(Category.values)
-    key = StrictCharField(
-        required=False,
-        max_length=MAX_KEY_CHARS,
-        validators=[RegexValidator(KEY_PATTERN, message=f"Invalid key. Use {KEY_HELP}")],
-    )
-    content = StrictCharField(max_length=MAX_CONTENT_CHARS)
-    tags = serializers.ListField(child=StrictCharField(max_length=MAX_TAG_CHARS), required=False, max_length=MAX_TAGS)
-    priority = StrictChoiceField(Priority.values, required=False)
-    source = StrictChoiceField(Source.values, required=False)
-    speaker = StrictChoiceField(Speaker.values, required=False)
-    confidence = StrictFloatField(required=False, min_value=0.0, max_value=1.0)
-    salience = StrictFloatField(required=False, min_value=0.0, max_value=1.0)
-    expires_at = FlexibleTimeField(required=False, allow_null=True)
-    entities = serializers.ListField(
-        child=StrictCharField(max_length=MAX_ENTITY_CHARS), required=False, max_length=MAX_ENTITIES
-    )
-    event_time = StrictCharField(required=False, allow_null=True, max_length=MAX_EVENT_TIME_CHARS)
-    event_precision = StrictChoiceField(EventPrecision.values, required=False, allow_null=True)
-    emotion = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=MAX_EMOTION_CHARS)
-    attributes = serializers.DictField(required=False)
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {name: _schema_field_of(rule) for name, rule in MEMORY_FIELD_RULES.items()}
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            message = f"Unknown field. Memory fields are: {', '.join(self.fields)}."
-            unknown_fields_reject(data, [*self.fields, *READ_ONLY_FIELDS], message=message)
-            data = {name: value for name, value in data.items() if name not in READ_ONLY_FIELDS}
-        return super().to_internal_value(data)
-
-    def validate_tags(self, tags: list[str]) -> list[str]:
-        # Trimmed (by the field), lower-cased, de-duplicated in first-seen order.
-        return list(dict.fromkeys(tag.lower() for tag in tags))
-
-    def validate_entities(self, names: list[str]) -> list[str]:
-        seen: dict[str, str] = {}
-        for name in names:
-            seen.setdefault(name.lower(), name)
-        return list(seen.values())
-
-    def validate_emotion(self, label: str | None) -> str:
-        if not label:
-            return ""
-        canonical = emotion_canonical(label)
-        if canonical is None:
-            raise serializers.ValidationError(
-                f"Unknown emotion {label!r}. Known labels: {', '.join(known_emotion_labels())}."
-            )
-        return canonical
-
-    def validate_attributes(self, attributes: dict) -> dict:
-        size = len(json.dumps(attributes, ensure_ascii=False).encode("utf-8"))
-        if size > MAX_ATTRIBUTES_BYTES:
-            raise serializers.ValidationError(
-                f"attributes is {size} bytes of JSON; the limit is {MAX_ATTRIBUTES_BYTES} bytes (16 KiB)."
-            )
-        return attributes
+    def to_internal_value(self, data) -> dict:
+        try:
+            return memory_fields_clean(data, partial=self.partial)
+        except ValidationFailed as error:
+            raise serializers.ValidationError(error.fields) from None
 
 
 class MemorySerializer(serializers.Serializer):

@@ -65,7 +65,7 @@ def memories_reembed(
             written = _write_batch(mind_id, batch, vectors, embedder.name)
             log.db_write(
                 {
-                    "table": "memories_memory",
+                    "table": Memory._meta.db_table,
                     "operation": "update",
                     "fields": ["embedding", "embedding_model"],
                     "rows": written,

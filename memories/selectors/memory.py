@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memories.models import AuditAction, Memory, MemoryAudit, current_filter
 from memoryproject.domain import NotFound, ValidationFailed
-from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.page_limits import MAX_PAGE_LIMIT
 from memoryproject.timeinput import time_after
 from minds.access import Access, mind_require
 

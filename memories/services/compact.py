@@ -139,7 +139,7 @@ def memories_compact(
             for member in members
         )
         span.db_write(
-            {"table": "memories_memory", "operation": "compact", "summary_id": summary.pk, "expired": member_ids}
+            {"table": Memory._meta.db_table, "operation": "compact", "summary_id": summary.pk, "expired": member_ids}
         )
         memories_changed(event=MemoryEvent.EXPIRED, mind_id=mind.pk, memory_ids=member_ids)
         clusters.append(CompactCluster(shared, summary_category, member_ids, summary.pk))

@@ -87,7 +87,7 @@ def idempotency_run(
         status, body = execute()
         record.response_status, record.response_body = status, body
         record.save(update_fields=["response_status", "response_body"])
-        current_span().db_write({"table": "memories_idempotencyrecord", "operation": "insert", "id": record.pk})
+        current_span().db_write({"table": IdempotencyRecord._meta.db_table, "operation": "insert", "id": record.pk})
         return IdempotentResponse(status=status, body=body, replayed=False)
     raise Conflict("Another request with this Idempotency-Key is being processed; retry in a moment.")
 

@@ -3,20 +3,22 @@ defaults and audit rows; each write reports its change to memories.lifecycle."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from memories.embedders import get_embedder
 from memories.eventtime import EventTimeError, event_time_parse, period_start
-from memories.keys import content_hash_of, derived_key
+from memories.keys import content_hash_of, key_given_or_derived
 from memories.lifecycle import MemoryEvent, memories_changed
-from memories.models import UNIQUE_KEY_CONSTRAINT, AuditAction, Memory, MemoryAudit, Priority, Source, Speaker
+from memories.models import UNIQUE_KEY_CONSTRAINT, AuditAction, Memory, MemoryAudit, Priority
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
+from memories.services.provenance import caller_vouches, confidence_of_source, speaker_of_source, write_source
 from memoryproject.domain import Conflict, NotFound, PermissionDenied, ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
@@ -25,9 +27,6 @@ from pipelinelog.spans import current_span
 # Salience when the client gives none, by priority: the starting weight the synapse model will give
 # the memory's knot (docs/synapse-model.md, "Knots").
 SALIENCE_BY_PRIORITY = {Priority.LOW: 0.5, Priority.NORMAL: 0.7, Priority.HIGH: 0.85, Priority.CRITICAL: 1.0}
-# Confidence when the client gives none: a human's word is certain, an agent's is inferred.
-CONFIDENCE_USER = 1.0
-CONFIDENCE_OTHER = 0.7
 # What a write locks of the rows it reads: only the memory itself; joining verified_by must not
 # lock the verifying user's row too (select_for_update(of=…)).
 MEMORY_LOCK_OF = ("self",)
@@ -65,18 +64,6 @@ class StoreResult:
     changed_fields: tuple[str, ...]
 
 
-def _source_for(caller: Caller, requested: str | None) -> str:
-    if not caller.is_agent:
-        if requested not in (None, Source.USER):
-            raise ValidationError({"source": ["A human's memories are always source 'user'; leave source out."]})
-        return Source.USER
-    if requested == Source.USER:
-        raise ValidationError(
-            {"source": ["A Mind Key cannot store source 'user'. To record the user's own words, send speaker: 'user'."]}
-        )
-    return requested or Source.AGENT
-
-
 def _event_time_fields(fields: dict, *, created_at: datetime, current: Memory | None) -> dict:
     """event_time / event_precision as stored, from what the client sent."""
     if "event_time" not in fields and "event_precision" not in fields:
@@ -99,6 +86,34 @@ def _event_time_fields(fields: dict, *, created_at: datetime, current: Memory | 
     if precision is None:
         return {"event_time": None, "event_precision": ""}
     return {"event_time": period_start(current.event_time, precision), "event_precision": precision}
+
+
+def memory_model_check(memory: Memory) -> None:
+    """The model's own field checks before a write (Django's ValidationError naming the field),
+    without the queries the database's constraints make unnecessary (CLEAN_EXCLUDE, uniqueness)."""
+    memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+
+
+def _is_key_taken(error: IntegrityError) -> bool:
+    """Whether `error` is the (mind, category, key) uniqueness of memories, not another constraint."""
+    return getattr(getattr(error.__cause__, "diag", None), "constraint_name", None) == UNIQUE_KEY_CONSTRAINT
+
+
+def memories_insert(memories: Iterable[Memory], *, conflict_message: str) -> None:
+    """Insert `memories` in one statement. A concurrent write that took one of their (category,
+    key) pairs first is a Conflict saying `conflict_message` (the batch is refused as a whole)."""
+    try:
+        with transaction.atomic():  # a savepoint: the failed insert leaves the transaction usable
+            Memory.objects.bulk_create(memories)
+    except IntegrityError as error:
+        if not _is_key_taken(error):
+            raise
+        raise Conflict(conflict_message) from None
+
+
+def span_write(model: type[Model], operation: str, **details: object) -> None:
+    """Record a write of `model`'s table on the current span (the table named by the model)."""
+    current_span().db_write({"table": model._meta.db_table, "operation": operation, **details})
 
 
 def _embed_into(memory: Memory) -> None:
@@ -132,8 +147,8 @@ def memory_build(
         tags=fields.get("tags", []),
         priority=priority,
         source=source,
-        speaker=speaker or (Speaker.USER if source == Source.USER else Speaker.AGENT),
-        confidence=fields.get("confidence", CONFIDENCE_USER if source == Source.USER else CONFIDENCE_OTHER),
+        speaker=speaker or speaker_of_source(source),
+        confidence=fields.get("confidence", confidence_of_source(source)),
         salience=fields.get("salience", SALIENCE_BY_PRIORITY[priority]),
         salience_given="salience" in fields,
         expires_at=fields.get("expires_at"),
@@ -156,7 +171,7 @@ def _new_memory(
         mind=mind, fields=fields, key=key, source=source, speaker=fields.get("speaker"), turn_id=turn_id,
         created_at=now, updated_at=now,
     )  # fmt: skip
-    if not caller.is_agent:
+    if caller_vouches(caller):
         memory.verified, memory.verified_at, memory.verified_by = True, now, caller.user
     if embed:
         _embed_into(memory)
@@ -195,7 +210,7 @@ def _apply_changes(
         wanted["salience"] = SALIENCE_BY_PRIORITY[wanted["priority"]]
     changed = [name for name, value in wanted.items() if getattr(memory, name) != value]
     claims = bool(changed) if claim_on_any_change else "content" in changed
-    # Without a claim the source changes only when the client asked for it (already checked by _source_for).
+    # Without a claim the source changes only when the client asked for it (already checked by write_source).
     new_source = source if claims else (fields.get("source") or memory.source)
     if not changed and new_source == memory.source:
         return []
@@ -210,11 +225,11 @@ def _apply_changes(
     if memory.source != new_source:
         memory.source = new_source
         changed.append("source")
-    if caller.is_agent and "content" in changed and memory.verified:
+    if not caller_vouches(caller) and "content" in changed and memory.verified:
         # An agent rewrote what a human had confirmed: it needs a human's eye again.
         memory.verified, memory.verified_at, memory.verified_by = False, None, None
         changed.append("verified")
-    elif not caller.is_agent and claims and not memory.verified:
+    elif caller_vouches(caller) and claims and not memory.verified:
         memory.verified, memory.verified_at, memory.verified_by = True, now, caller.user
         changed.append("verified")
     memory.updated_at = memory.changed_at = now
@@ -236,19 +251,18 @@ def audit_row(memory: Memory, *, action: str, caller: Caller, changed: list[str]
 
 def _audit(memory: Memory, *, action: str, caller: Caller, changed: list[str], turn_id: str, now) -> None:
     audit_row(memory, action=action, caller=caller, changed=changed, turn_id=turn_id, now=now).save()
-    current_span().db_write(
-        {"table": "memories_memoryaudit", "operation": "insert", "memory_id": memory.pk, "action": action}
-    )
+    span_write(MemoryAudit, "insert", memory_id=memory.pk, action=action)
 
 
 @transaction.atomic
 def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "") -> StoreResult:
     """Create the memory, or update the one with the same (category, key) — the upsert of POST /memory.
 
-    `fields` is validated input (MemoryInputSerializer); `category` and `content` are required.
+    `fields` is validated input (memories.services.validation.memory_fields_clean); `category` and
+    `content` are required.
     """
-    source = _source_for(caller, fields.get("source"))
-    key = fields.get("key") or derived_key(fields["category"], fields["content"])
+    source = write_source(caller, fields.get("source"))
+    key = key_given_or_derived(fields)
     lookup = memories_for_write(mind.pk).filter(category=fields["category"], key=key)
     existing = lookup.first()
     # Stamped after the transaction's first statement, so `updated_at` is never older than the
@@ -256,14 +270,16 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
     now = timezone.now()
     if existing is None:
         memory = _new_memory(mind=mind, fields=fields, key=key, source=source, caller=caller, turn_id=turn_id, now=now)
-        memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+        memory_model_check(memory)
         try:
             with transaction.atomic():  # a savepoint: a concurrent insert of the same key loses the race cleanly
                 memory.save(force_insert=True)
-        except IntegrityError:
+        except IntegrityError as error:
+            if not _is_key_taken(error):
+                raise
             existing = lookup.get()
         else:
-            current_span().db_write({"table": "memories_memory", "operation": "insert", "id": memory.pk})
+            span_write(Memory, "insert", id=memory.pk)
             _audit(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
             memories_changed(event=MemoryEvent.CREATED, mind_id=mind.pk, memory_ids=[memory.pk])
             return StoreResult(memory=memory, created=True, changed_fields=())
@@ -271,11 +287,9 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
         existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=True
     )
     if changed:
-        existing.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+        memory_model_check(existing)
         existing.save()
-        current_span().db_write(
-            {"table": "memories_memory", "operation": "update", "id": existing.pk, "fields": changed}
-        )
+        span_write(Memory, "update", id=existing.pk, fields=changed)
         _audit(existing, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
         memories_changed(event=MemoryEvent.UPDATED, mind_id=mind.pk, memory_ids=[existing.pk])
     return StoreResult(memory=existing, created=False, changed_fields=tuple(changed))
@@ -316,11 +330,11 @@ class UpdateResult:
 def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str = "") -> UpdateResult:
     """Change any subset of a memory's writable fields (PUT / PATCH /memory/{id}).
 
-    `fields` is validated partial input (MemoryInputSerializer(partial=True)). Moving the memory
+    `fields` is validated partial input (memory_fields_clean(…, partial=True)). Moving the memory
     onto a (category, key) another memory of the mind holds is a 409. Nothing changes, and no
     audit row is written, when every given value equals the stored one.
     """
-    source = _source_for(caller, fields.get("source"))
+    source = write_source(caller, fields.get("source"))
     memory = _locked(memory)
     now = timezone.now()
     changed = _apply_changes(
@@ -337,15 +351,15 @@ def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str 
         )
         if holder_id is not None:
             raise _key_taken_conflict(memory.category, memory.key, holder_id)
-    memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+    memory_model_check(memory)
     try:
         with transaction.atomic():  # a savepoint: a concurrent write may take the (category, key) first
             memory.save()
     except IntegrityError as error:
-        if getattr(getattr(error.__cause__, "diag", None), "constraint_name", None) != UNIQUE_KEY_CONSTRAINT:
+        if not _is_key_taken(error):
             raise
         raise _key_taken_conflict(memory.category, memory.key, None) from None
-    current_span().db_write({"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": changed})
+    span_write(Memory, "update", id=memory.pk, fields=changed)
     _audit(memory, action=AuditAction.UPDATED, caller=caller, changed=changed, turn_id=turn_id, now=now)
     memories_changed(event=MemoryEvent.UPDATED, mind_id=memory.mind_id, memory_ids=[memory.pk])
     return UpdateResult(memory=memory, changed_fields=tuple(changed))
@@ -362,14 +376,14 @@ def memory_delete(*, memory: Memory, caller: Caller, turn_id: str = "") -> str:
     memory_id = memory.pk
     # The net's rows of this memory go with it, by their cascading foreign key.
     Memory.objects.filter(mind_id=memory.mind_id, pk=memory_id).delete()
-    current_span().db_write({"table": "memories_memory", "operation": "delete", "id": memory_id})
+    span_write(Memory, "delete", id=memory_id)
     _audit(memory, action=AuditAction.DELETED, caller=caller, changed=[], turn_id=turn_id, now=now)
     memories_changed(event=MemoryEvent.DELETED, mind_id=memory.mind_id, memory_ids=[memory_id])
     return memory_id
 
 
 def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id: str) -> Memory:
-    if caller.is_agent:
+    if not caller_vouches(caller):
         # The views refuse Mind Keys already; this keeps the rule true for every other caller.
         raise PermissionDenied("Only a human can verify or unverify a memory; a Mind Key cannot.")
     memory = _locked(memory)
@@ -381,9 +395,7 @@ def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id
     memory.updated_at = memory.changed_at = now
     memory.turn_id = turn_id or memory.turn_id
     memory.save(update_fields=["verified", "verified_at", "verified_by", "updated_at", "changed_at", "turn_id"])
-    current_span().db_write(
-        {"table": "memories_memory", "operation": "update", "id": memory.pk, "fields": ["verified"]}
-    )
+    span_write(Memory, "update", id=memory.pk, fields=["verified"])
     action = AuditAction.VERIFIED if verified else AuditAction.UNVERIFIED
     _audit(memory, action=action, caller=caller, changed=["verified"], turn_id=turn_id, now=now)
     event = MemoryEvent.VERIFIED if verified else MemoryEvent.UNVERIFIED
@@ -433,13 +445,11 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
     prepared: list[tuple[int, dict, str, str]] = []  # (index, fields, source, key)
     for index, fields in enumerate(items):
         try:
-            source = _source_for(caller, fields.get("source"))
+            source = write_source(caller, fields.get("source"))
         except ValidationError as error:
             errors[str(index)] = validation_error_fields(error)
             continue
-        prepared.append(
-            (index, fields, source, fields.get("key") or derived_key(fields["category"], fields["content"]))
-        )
+        prepared.append((index, fields, source, key_given_or_derived(fields)))
     wanted = {(fields["category"], key) for _, fields, _, key in prepared}
     # Ordered by id, so two syncs touching the same memories lock them in the same order.
     lookup = memories_for_write(mind.pk).filter(key__in={key for _, _, _, key in prepared})
@@ -461,7 +471,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
                     mind=mind, fields=fields, key=key, source=source, caller=caller, turn_id=turn_id, now=now,
                     embed=False,
                 )  # fmt: skip
-                memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                memory_model_check(memory)
                 by_pair[pair] = created[pair] = to_embed[pair] = memory
                 audit_rows.append(
                     audit_row(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
@@ -473,7 +483,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
                 claim_on_any_change=True, embed=False,
             )  # fmt: skip
             if changed:
-                memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+                memory_model_check(memory)
                 changed_fields.update(changed)
                 if pair not in created:
                     updated[pair] = memory
@@ -492,14 +502,11 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         raise ValidationFailed({"memories": errors})
 
     embed_all(list(to_embed.values()))
-    try:
-        with transaction.atomic():  # a savepoint: a concurrent store of one of these keys fails the batch cleanly
-            Memory.objects.bulk_create(created.values())
-    except IntegrityError:
-        raise Conflict(
-            "Another write stored a memory with one of these categories and keys while this sync ran. "
-            "Send the sync again: it is an upsert, so repeating it is safe."
-        ) from None
+    memories_insert(
+        created.values(),
+        conflict_message="Another write stored a memory with one of these categories and keys while this sync ran. "
+        "Send the sync again: it is an upsert, so repeating it is safe.",
+    )
     if updated:
         # Only the fields some item changed: bulk_update builds one CASE branch per row and field
         # in Python, and that, not PostgreSQL, dominates a big sync.
@@ -514,9 +521,7 @@ def memories_sync(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str
         if rewritten:
             Memory.objects.bulk_update(rewritten, SYNC_REWRITE_FIELDS, batch_size=SYNC_UPDATE_BATCH)
     MemoryAudit.objects.bulk_create(audit_rows)
-    current_span().db_write(
-        {"table": "memories_memory", "operation": "sync", "inserted": len(created), "updated": len(updated)}
-    )
+    span_write(Memory, "sync", inserted=len(created), updated=len(updated))
     memories_changed(
         event=MemoryEvent.SYNCED,
         mind_id=mind.pk,

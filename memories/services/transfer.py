@@ -2,7 +2,7 @@
 
 Export streams: a mind of any size leaves in chunks, never all rows in memory at once. Import
 takes the json export format, at most IMPORT_MAX_MEMORIES memories a call, validated up front
-(memories.api.overview_serializers.ImportRequestSerializer), written in one transaction.
+(memories.services.validation.import_items_clean), written in one transaction.
 """
 
 from __future__ import annotations
@@ -14,24 +14,26 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from memories.keys import key_given_or_derived
 from memories.lifecycle import MemoryEvent, memories_changed
-from memories.models import AuditAction, Memory, MemoryAudit, Source, Speaker
+from memories.models import AuditAction, Memory, MemoryAudit
 from memories.selectors.memory import memories_of
 from memories.services.memory import (
-    CLEAN_EXCLUDE,
     PLAIN_FIELDS,
     SALIENCE_BY_PRIORITY,
     SYNC_UPDATE_BATCH,
     audit_row,
-    derived_key,
     embed_all,
     memories_for_write,
+    memories_insert,
     memory_build,
+    memory_model_check,
 )
-from memoryproject.domain import Conflict, ValidationFailed, validation_error_fields
+from memories.services.provenance import import_downgrades, import_provenance, import_verified
+from memoryproject.domain import ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
@@ -149,21 +151,15 @@ def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, n
     A Mind Key's import carries no human authority: `source: user` becomes `agent` (the speaker
     stays `user`, whose words they are) and `verified` is false.
     """
-    requested = fields.get("source")
-    if caller.is_agent:
-        source = Source.AGENT if requested in (None, Source.USER) else requested
-        speaker = fields.get("speaker") or (Speaker.USER if requested == Source.USER else Speaker.AGENT)
-    else:
-        source = requested or Source.USER
-        speaker = fields.get("speaker") or (Speaker.USER if source == Source.USER else Speaker.AGENT)
+    provenance = import_provenance(caller, source=fields.get("source"), speaker=fields.get("speaker"))
     created_at = times.get("created_at") or now
     updated_at = times.get("updated_at") or created_at
     memory = memory_build(
         mind=mind,
         fields=fields,
-        key=fields.get("key") or derived_key(fields["category"], fields["content"]),
-        source=source,
-        speaker=speaker,
+        key=key_given_or_derived(fields),
+        source=provenance.source,
+        speaker=provenance.speaker,
         turn_id=turn_id,
         created_at=created_at,
         updated_at=updated_at,
@@ -171,16 +167,11 @@ def _imported_memory(*, mind: Mind, fields: dict, times: dict, caller: Caller, n
     # An export writes every salience, the defaults too: only one that differs from its
     # priority's default was chosen by someone (and stays when the priority changes).
     memory.salience_given = memory.salience != SALIENCE_BY_PRIORITY[memory.priority]
-    verified = False if caller.is_agent else times.get("verified", source == Source.USER)
-    if verified:
+    if import_verified(caller, source=provenance.source, verified=times.get("verified")):
         memory.verified = True
         memory.verified_at = times.get("verified_at") or updated_at
         memory.verified_by = caller.user  # the importing human vouches; the file's email may name nobody here
     return memory
-
-
-def _claims_authority(fields: dict, times: dict) -> bool:
-    return fields.get("source") == Source.USER or bool(times.get("verified"))
 
 
 def _changes(stored: Memory, incoming: Memory) -> list[str]:
@@ -198,7 +189,7 @@ def _replace(stored: Memory, incoming: Memory, changed: list[str]) -> None:
 
 @transaction.atomic
 def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str = "") -> ImportResult:
-    """POST /mind/import: `items` are `{"fields", "times"}` from ImportRequestSerializer.
+    """POST /mind/import: `items` are `{"fields", "times"}` from import_items_clean.
 
     Matches by (category, key). A memory the mind does not have is created with the file's
     times; one with the same content is skipped; one with different content is replaced by the
@@ -214,8 +205,8 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
             memory = _imported_memory(
                 mind=mind, fields=item["fields"], times=item["times"], caller=caller, now=now, turn_id=turn_id
             )
-            # The serializer checked the same rules; this is the model's last word before any write.
-            memory.full_clean(exclude=CLEAN_EXCLUDE, validate_unique=False, validate_constraints=False)
+            # The field rules held (import_items_clean); this is the model's last word before any write.
+            memory_model_check(memory)
         except ValidationError as error:
             errors[index] = validation_error_fields(error)
             continue
@@ -244,14 +235,11 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
 
     written = to_create + [memory for memory, _ in to_update]
     embed_all(written)
-    try:
-        with transaction.atomic():
-            Memory.objects.bulk_create(to_create)
-    except IntegrityError:
-        raise Conflict(
-            "Another write stored a memory with the same category and key while this import ran. "
-            "Send the import again: it is idempotent."
-        ) from None
+    memories_insert(
+        to_create,
+        conflict_message="Another write stored a memory with the same category and key while this import ran. "
+        "Send the import again: it is idempotent.",
+    )
     for memory, _ in to_update:
         memory.changed_at = now  # the file's times stay; this marks the write for /memory/diff
     Memory.objects.bulk_update([memory for memory, _ in to_update], _IMPORT_UPDATE_FIELDS, batch_size=SYNC_UPDATE_BATCH)
@@ -262,11 +250,14 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
     )
     oldest_first = sorted(written, key=lambda memory: (memory.created_at, memory.pk))
     memories_changed(event=MemoryEvent.IMPORTED, mind_id=mind.pk, memory_ids=[memory.pk for memory in oldest_first])
-    downgraded = sum(_claims_authority(item["fields"], item["times"]) for item in items) if caller.is_agent else 0
+    downgraded = sum(
+        import_downgrades(caller, source=item["fields"].get("source"), verified=item["times"].get("verified"))
+        for item in items
+    )
     result = ImportResult(outcomes=outcomes, downgraded=downgraded)
     current_span().db_write(
         {
-            "table": "memories_memory",
+            "table": Memory._meta.db_table,
             "operation": "import",
             "created": [memory.pk for memory in to_create],
             "updated": [memory.pk for memory, _ in to_update],

@@ -47,7 +47,13 @@ class StrictFloatField(serializers.FloatField):
     default_error_messages = {"not_a_number": "Must be a number."}
 
     def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, (int, float)) or not math.isfinite(data):
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("not_a_number")
+        try:
+            finite = math.isfinite(data)
+        except OverflowError:  # an integer of hundreds of digits is no float either
+            finite = False
+        if not finite:
             self.fail("not_a_number")
         return super().to_internal_value(data)
 

@@ -7,21 +7,23 @@ from collections.abc import Iterable, Mapping
 
 from rest_framework.exceptions import ValidationError
 
+from memoryproject.domain import ValidationFailed, unknown_fields_refuse
+
 
 def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) -> None:
     """400 naming every query parameter that is not in `allowed`."""
     allowed = list(allowed)
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        message = f"Unknown parameter. This endpoint takes: {', '.join(allowed)}."
-        raise ValidationError({name: [message] for name in unknown})
+    unknown_fields_reject(params, allowed, message=f"Unknown parameter. This endpoint takes: {', '.join(allowed)}.")
 
 
 def unknown_fields_reject(data: Mapping[str, object], allowed: Iterable[str], *, message: str) -> None:
-    """400 naming every field of the body `data` that is not in `allowed`, each with `message`."""
-    unknown = sorted(set(data) - set(allowed))
-    if unknown:
-        raise ValidationError({name: [message] for name in unknown})
+    """400 naming every field of the body `data` that is not in `allowed`, each with `message`
+    (the rule of memoryproject.domain.unknown_fields_refuse, raised as DRF's error so a
+    serializer collects it like its own)."""
+    try:
+        unknown_fields_refuse(data, allowed, message=message)
+    except ValidationFailed as error:
+        raise ValidationError(error.fields) from None
 
 
 class RejectUnknownFieldsMixin:

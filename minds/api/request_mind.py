@@ -8,8 +8,8 @@ from rest_framework.request import Request
 from memoryproject.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.domain import PermissionDenied
 from minds.access import AGENT_ACCESS, Access, mind_get_for
-from minds.authentication import AgentPrincipal
 from minds.models import Mind
+from minds.principals import AgentPrincipal
 
 
 def named_mind_id(request: Request) -> str | None:

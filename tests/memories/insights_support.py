@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memories.api.serializers import MemoryInputSerializer
 from memories.models import Memory
 from memories.services.memory import memory_store
+from memories.services.validation import memory_fields_clean
 from minds.access import Caller, caller_of
 from minds.authentication import AgentPrincipal
 from minds.models import MindKey
@@ -25,13 +25,11 @@ def human_caller(user) -> Caller:
 
 
 def remember(mind, caller: Caller, *, at: datetime | None = None, created: datetime | None = None, **fields) -> Memory:
-    """Store a memory as POST /memory does (validated by MemoryInputSerializer, then the store
+    """Store a memory as POST /memory does (checked by the memory field rules, then the store
     service); `at` then sets updated_at (and created_at unless `created` is given), so tests
     control recency."""
     data = {name: value.isoformat() if isinstance(value, datetime) else value for name, value in fields.items()}
-    serializer = MemoryInputSerializer(data=data)
-    serializer.is_valid(raise_exception=True)
-    memory = memory_store(mind=mind, fields=serializer.validated_data, caller=caller).memory
+    memory = memory_store(mind=mind, fields=memory_fields_clean(data), caller=caller).memory
     if at is not None:
         Memory.objects.filter(pk=memory.pk).update(updated_at=at, created_at=created or at)
         memory.refresh_from_db()

@@ -64,6 +64,16 @@ def test_the_admin_refuses_what_the_api_refuses(staff, memory):
     assert memory.key == "city"
 
 
+def test_too_many_tags_are_refused_at_the_tags_box_by_the_memory_rules_and_nothing_changes(staff, memory):
+    _, client = staff
+    tags = ",".join(f"t{n}" for n in range(21))  # the model has no limit on the count; the rules do
+    response = client.post(f"/admin/memories/memory/{memory.pk}/change/", _form(memory, tags=tags))
+    assert response.status_code == 200  # the form again, with the error
+    assert response.context["adminform"].form.errors == {"tags": ["Ensure this field has no more than 20 elements."]}
+    memory.refresh_from_db()
+    assert memory.tags == ["home"]
+
+
 def test_deleting_in_the_admin_leaves_only_a_content_free_audit_row(staff, memory):
     _, client = staff
     client.post(f"/admin/memories/memory/{memory.pk}/delete/", {"post": "yes"})
