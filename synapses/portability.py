@@ -308,10 +308,10 @@ def _read_knots(
         if "presence" not in row:
             problems.add("knots", index, "presence", "This field is required.")
         elif _shape(problems, "knots", index, row["presence"], _PRESENCE_FIELDS, prefix="presence."):
+            values = {**row["presence"], "mind_id": mind_id}
             presence = _model_row(
-                problems, "knots", index, KnotPresence, dict(row["presence"]), exclude=["knot", "mind"],
-                prefix="presence.",
-            )  # fmt: skip
+                problems, "knots", index, KnotPresence, values, exclude=["knot", "mind"], prefix="presence."
+            )
         links = []
         for position, link_row in enumerate(row.get("links") or []):
             prefix = f"links.{position}."
