@@ -13,6 +13,7 @@ import pytest
 from memories.models import EMBEDDING_DIMENSIONS, Memory
 from minds.services import mind_create
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
+from tests.conftest import client_with_token
 from tests.memories.insights_support import agent_caller, remember
 from tests.synapses.net_rows import memory_promote_by_hand
 
@@ -214,6 +215,17 @@ def test_a_knot_naming_a_memory_the_file_does_not_hold_is_refused_and_nothing_is
         ("edges", {"shared_entities": [424_242]}, "edges.0.shared_entities"),
         ("goals", {"motivation": 1.5}, "goals.0.motivation"),
         ("entities", {"name": ""}, "entities.0.name"),
+        ("entities", {"aliases": [1]}, "entities.0.aliases"),
+        ("knots", {"themes": "home"}, "knots.0.themes"),
+        ("knots", {"content": {"text": "x"}}, "knots.0.content"),
+        ("knots", {"source_created_at": 5}, "knots.0.source_created_at"),
+        ("knots", {"id": [1]}, "knots.0.id"),
+        ("knots", {"presence": None}, "knots.0.presence"),
+        ("knots", {"links": [{"memory_id": "mem_x"}]}, "knots.0.links.0.content_hash"),
+        ("edges", {"source": [1]}, "edges.0.source"),
+        ("edges", {"weight_raw": "heavy"}, "edges.0.weight_raw"),
+        ("edges", {"layers": [{"entity": 1}]}, "edges.0.layers"),
+        ("knots", {"links": "origin"}, "knots.0.links"),
     ],
 )
 def test_a_wrong_row_of_the_net_is_named_in_the_error(netted, owner, section, change, field):
@@ -251,3 +263,30 @@ def test_vectors_survive_the_file_bit_for_bit(netted, owner):
     original = np.asarray(Knot.objects.get(mind=netted.mind, content_hash=key).embedding, dtype=np.float32)
     copy = np.asarray(Knot.objects.get(mind=fresh, content_hash=key).embedding, dtype=np.float32)
     assert original.tobytes() == copy.tobytes()
+
+
+def test_two_entities_of_one_name_in_a_file_are_refused(netted, owner):
+    document = read_json(netted.agent.get("/mind/export"))
+    document["entities"][1]["name"] = document["entities"][0]["name"].upper()
+    fresh, _ = mind_create(owner=owner.user, name="Copy")
+    response = owner.client.post(f"/mind/import?mind={fresh.pk}", document, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"]["entities.1.name"] == ["entities.0 has the same name."]
+
+
+@pytest.mark.parametrize("knots", [1, 2])
+def test_the_nets_import_costs_the_same_queries_whatever_its_size(mind, owner, knots, django_assert_num_queries):
+    """Set-based: one statement per kind of row, whether the file holds one knot or two."""
+    agent = agent_caller(mind.mind)
+    for n in range(knots):
+        memory_promote_by_hand(remember(mind.mind, agent, category="fact", key=f"q{n}", content=f"query {n}"))
+    document = read_json(mind.agent.get("/mind/export"))
+    _, issued = mind_create(owner=owner.user, name="Copy")
+    copier = client_with_token(issued.plaintext)
+    copier.get("/memory/stats")  # the key's last_used_at written before counting
+    memory_part = 1 + 2 + 1 + 3 + 1 + 4  # as tests/memories/test_query_budgets.py counts an import
+    # The net's savepoint (2); the existing knots, their INSERT, the presence INSERT; the existing
+    # links, their INSERT; promoted_at UPDATE (no entities, edges or goals in the file).
+    with django_assert_num_queries(memory_part + 2 + 3 + 2 + 1):
+        body = copier.post("/mind/import", document, format="json").json()
+    assert body["knots"]["created"] == knots
