@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memories.models import EMBEDDING_DIMENSIONS, Memory
 from minds.services import mind_create
@@ -290,3 +292,34 @@ def test_the_nets_import_costs_the_same_queries_whatever_its_size(mind, owner, k
     with django_assert_num_queries(memory_part + 2 + 3 + 2 + 1):
         body = copier.post("/mind/import", document, format="json").json()
     assert body["knots"]["created"] == knots
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_json_in_a_row_of_the_net_answers_200_or_a_400_naming_it_never_a_500(netted, owner, data):
+    document = read_json(netted.agent.get("/mind/export"))
+    section = data.draw(st.sampled_from(["knots", "edges", "entities", "goals"]))
+    rows = document[section]
+    index = data.draw(st.integers(0, len(rows) - 1))
+    target = data.draw(st.sampled_from(["row", "field", "presence", "link"]))
+    value = data.draw(JSON_VALUES)
+    if target == "row":
+        rows[index] = value
+    elif target == "presence" and section == "knots":
+        rows[index]["presence"][data.draw(st.sampled_from(sorted(rows[index]["presence"])))] = value
+    elif target == "link" and section == "knots":
+        rows[index]["links"][0][data.draw(st.sampled_from(sorted(rows[index]["links"][0])))] = value
+    else:
+        rows[index][data.draw(st.sampled_from([*sorted(rows[index]), "unknown"]))] = value
+    fresh, _ = mind_create(owner=owner.user, name="Fuzz")
+    response = owner.client.post(f"/mind/import?mind={fresh.pk}", document, format="json")
+    assert response.status_code in (200, 400), response.content
+    if response.status_code == 400:
+        assert response.json()["error"]["fields"]
