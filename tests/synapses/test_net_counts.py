@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.selectors.system import HEALTH_STATS_CACHE_KEY
+from memoryproject import contributions
 from synapses.models import Edge, Entity, Goal, KnotPresence
 from tests.memories.insights_support import agent_caller, remember
 from tests.synapses.net_rows import memory_promote_by_hand
@@ -139,3 +140,16 @@ def test_a_page_of_memories_never_promoted_asks_the_net_nothing(mind, django_ass
     assert mind.agent.get("/memory").status_code == 200
     with django_assert_num_queries(1 + 2 + 4):
         assert [memory["knot_id"] for memory in mind.agent.get("/memory").json()["results"]] == [None] * 5
+
+
+def test_a_later_contributor_fills_what_the_answer_left_open(mind, monkeypatch):
+    """How another part of the net (the promotion's `last_promotion_at`) joins /memory/health:
+    it registers its own contributor, merged after the net's, without editing memories."""
+    monkeypatch.setattr(contributions, "_contributors", dict(contributions._contributors))
+    when = "2026-12-01T10:00:00Z"
+    contributions.answer_contributor_register(
+        contributions.AnswerContributor(name="promotion", mind_health=lambda mind_id, now: {"last_promotion_at": when})
+    )
+    body = mind.agent.get("/memory/health").json()
+    assert body["last_promotion_at"] == when
+    assert body["knots"] == 0  # the net's own part is still there
