@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django.core.validators import RegexValidator
+from django.db.models.manager import BaseManager
 from rest_framework import serializers
 
+from memories.selectors.knots import memories_knot_ids_attach
 from memories.services.validation import MEMORY_FIELD_RULES, FieldRule, memory_fields_clean
 from memoryproject.api.fields import (
     DurationParamField,
@@ -53,8 +55,21 @@ class MemoryInputSerializer(serializers.Serializer):
             raise serializers.ValidationError(error.fields) from None
 
 
+class MemoryListSerializer(serializers.ListSerializer):
+    """A page of memory objects: their `knot_id`s in one query for the page, not one per memory.
+    Items may be search hits, which carry their memory as `.memory`."""
+
+    def to_representation(self, data):
+        items = list(data.all() if isinstance(data, BaseManager) else data)
+        memories_knot_ids_attach(getattr(item, "memory", item) for item in items)
+        return super().to_representation(items)
+
+
 class MemorySerializer(serializers.Serializer):
     """The memory object as every endpoint returns it."""
+
+    class Meta:
+        list_serializer_class = MemoryListSerializer
 
     id = serializers.CharField()
     mind_id = serializers.CharField()
@@ -88,8 +103,9 @@ class MemorySerializer(serializers.Serializer):
         return memory.verified_by.email if memory.verified_by_id else None
 
     def get_knot_id(self, memory) -> int | None:
-        """The knot holding this content, once the synapse model promoted it."""
-        return getattr(memory, "knot_id", None)
+        """The knot holding this content, once the synapse model promoted it (null while pending)."""
+        memories_knot_ids_attach([memory])
+        return memory.knot_id
 
     def to_representation(self, memory):
         data = super().to_representation(memory)
