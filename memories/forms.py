@@ -1,8 +1,9 @@
 """The forms of the human UI's memory pages: the list's filters, a memory to create or edit, bulk verify.
 
 A memory form parses what a browser sends (tags and entities as comma-separated text) and then
-validates it with the API's own `MemoryInputSerializer`, so a page accepts exactly what
-`POST /memory` and `PATCH /memory/{id}` accept, with the same messages under each field.
+validates it with the memory field rules the API, the admin and import share
+(`memories.services.validation`), so a page accepts exactly what `POST /memory` and
+`PATCH /memory/{id}` accept, with the same messages under each field.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import re
 
 from django import forms
 
-from memories.api.serializers import KEY_HELP, MemoryInputSerializer
 from memories.limits import MAX_CONTENT_CHARS, MAX_KEY_CHARS, MAX_TAG_CHARS
 from memories.models import Category, Priority, Source
 from memories.selectors.memory import MemoryListFilters
+from memories.services.validation import KEY_HELP, memory_fields_clean
 from memoryproject.converters import MemoryIdConverter
-from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.domain import ValidationFailed
+from memoryproject.page_limits import MAX_PAGE_LIMIT
 
 # Memories one page of the list or the review queue shows (rows).
 UI_PAGE_SIZE = 25
@@ -119,14 +121,14 @@ class MemoryForm(forms.Form):
         cleaned = super().clean()
         if self.errors:
             return cleaned
-        serializer = MemoryInputSerializer(data=self._payload(), partial=self.partial)
-        if not serializer.is_valid():
-            for name, problems in serializer.errors.items():
-                target = name if name in self.fields else None
+        try:
+            self.memory_fields = memory_fields_clean(self._payload(), partial=self.partial)
+        except ValidationFailed as error:
+            for name, problems in error.fields.items():
+                field = name.split(".")[0]  # `tags.1` belongs to the tags box
+                target = field if field in self.fields else None
                 for problem in problems if isinstance(problems, list) else [problems]:
                     self.add_error(target, str(problem) if target else f"{name}: {problem}")
-            return cleaned
-        self.memory_fields = dict(serializer.validated_data)
         return cleaned
 
 

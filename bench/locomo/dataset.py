@@ -33,7 +33,7 @@ MAX_TURN_ENTITIES = 20
 MAX_ENTITY_CHARS = 100
 
 _SESSION_KEY = re.compile(r"session_(\d+)")
-# A key is letters, digits and _ . : - (memories.api.serializers.KEY_PATTERN); anything else becomes "-".
+# A key is letters, digits and _ . : - (memories.services.validation.KEY_PATTERN); anything else becomes "-".
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_.:\-]")
 # A capitalised word: an upper-case letter, then letters with at least one lower-case one (so
 # acronyms like "LGBTQ" and the pronoun "I" are not names).
