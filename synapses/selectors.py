@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import connection
 
 from memories.selectors.search import VectorPlan, hnsw_settings
-from synapses.models import Knot, KnotPresence
+from synapses.models import Edge, Knot, KnotPresence
 
 # Calendar days a window must reach beyond `tolerance` units of each precision so that every
 # anchor the timeline layer accepts lies inside it (days per unit, rounded up; the layer itself
@@ -119,6 +119,8 @@ SELECT k.id, k.weight_anchor, k.entities, k.themes, k.event_time, k.event_precis
        1 - (k.embedding <=> %(vector)s::vector)
   FROM {knot} k
  WHERE k.id IN ({lists})
+   AND NOT EXISTS (SELECT 1 FROM {edge} e
+                    WHERE e.mind_id = %(mind_id)s AND e.source_id = %(knot_id)s AND e.target_id = k.id)
  ORDER BY k.id
 """
 
@@ -131,7 +133,7 @@ def edge_candidates(
     tolerances: Mapping[str, float],
     formed_before: bool = False,
 ) -> list[Candidate]:
-    """The active knots of `knot`'s mind that may share a layer with it, each once, by id.
+    """The active knots of `knot`'s mind that may share a layer with it and have no edge from it yet, each once, by id.
 
     `formed_before`: only knots that came before it in the mind's chronology (source_created_at,
     then id) — a rebuild replays the net so, and each pair is seen once, from its later knot.
@@ -162,7 +164,7 @@ def edge_candidates(
         params.update(precision=knot.event_precision, time_from=time_from, time_to=time_to, event_time=knot.event_time)
     union = " UNION ".join(f"({sql})" for sql in lists)
     with connection.cursor() as cursor:
-        cursor.execute(_CANDIDATES_SQL.format(knot=Knot._meta.db_table, lists=union), params)
+        cursor.execute(_CANDIDATES_SQL.format(knot=Knot._meta.db_table, edge=Edge._meta.db_table, lists=union), params)
         rows = cursor.fetchall()
     return [
         Candidate(

@@ -114,7 +114,9 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
         rows.append(edge_rows(source=knot, target=other, raw=s.raw_ab, anchor=s.anchor_ab, **common))
         rows.append(edge_rows(source=other, target=knot, raw=s.raw_ba, anchor=s.anchor_ba, **common))
     if rows:
-        Edge.objects.bulk_create(rows)
+        # Two formations of neighbouring knots in parallel (both knots committed, neither's edges
+        # yet) may both write their pair: the first one's rows stand.
+        Edge.objects.bulk_create(rows, ignore_conflicts=True)
     layer_counts = Counter(name for pair in written for name in pair.hits)
     return EdgesFormed(
         candidates=len(candidates),
@@ -125,7 +127,9 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
 
 
 def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> EdgesFormed:
-    """Trigger 1: write the edges of a freshly created active knot (it has none yet).
+    """Trigger 1: write the edges of a freshly created active knot.
+
+    Knots it already has an edge to are no candidates, so a second call only adds pairs it lacks.
 
     `params` defaults to the server's (synapses.config.edge_parameters: the embedder's calibrated
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
