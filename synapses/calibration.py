@@ -2,16 +2,22 @@
 
     pair_cosines(vectors, max_knots, rng)   the knot-to-knot cosines: every pair, or every pair of a sample
     percentiles(cosines)                    the distribution at PERCENTILES
-    thresholds_suggest(cosines)             each threshold at the percentile that reproduces its derivation
+    light_edits(text)                       the same memory as a client might store it again
+    thresholds_suggest(cosines, duplicates) each threshold at the percentile that reproduces its derivation
 
-Every similarity threshold of the model is a point in the tail of "how similar are two
-unrelated memories" in one embedder's space, so each is re-read from the same distribution at
-the percentile where the original's value sat in its own (THRESHOLD_PERCENTILES).
+The embedding, usage, anchor and gravity thresholds are points in the tail of "how similar are
+two different knots" in one embedder's space, each re-read at the percentile where the
+original's value sat in its own distribution (THRESHOLD_RULES). The match threshold separates
+different knots from the same memory stored twice: with the cosines of knots to light edits of
+themselves it is their 1st percentile (99 % of such duplicates still match), as the original put
+0.82 just under its lowest true duplicate (0.830) and above its highest false pair (0.788);
+without them, the knot pairs' p99.99.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -35,11 +41,21 @@ class ThresholdRule:
     reason: str
 
 
+# The threshold that separates different knots from duplicates.
+MATCH = "MATCH_THRESHOLD"
+# The match threshold from light-edit duplicates: the percentile of their cosines (percent).
+DUPLICATE_PERCENTILE = 1
+# Characters a light edit drops: anything but word characters and whitespace.
+_PUNCTUATION = re.compile(r"[^\w\s]")
+# Words a text needs before a light edit drops one of them (words).
+_MIN_WORDS_TO_DROP = 4
+
+
 # The original's values, read against its own knot-pair distribution (median 0.26, p99 0.568;
 # 0.80 let 0.02 % of pairs through): each threshold keeps its place in the tail.
 THRESHOLD_RULES: tuple[ThresholdRule, ...] = (
     ThresholdRule("EMBEDDING_THRESHOLD", 99, "the original set 0.55 from its p99 of 0.568"),
-    ThresholdRule("MATCH_THRESHOLD", 99.99, "the original's 0.82 sat above its p99.98 (0.80 let 0.02 % pass)"),
+    ThresholdRule(MATCH, 99.99, "the original's 0.82 sat above its p99.98 (0.80 let 0.02 % pass)"),
     ThresholdRule("USAGE_THRESHOLD", 99, "the original's 0.55, equal to its embedding threshold"),
     ThresholdRule("ANCHOR_FLOOR", 90, "the original's 0.40 at the top of its noise hill (0.10-0.40)"),
     ThresholdRule("GRAVITY_THRESHOLD", 90, "the original lowered it to 0.40 with the anchor floor"),
@@ -93,31 +109,72 @@ def percentiles(cosines: np.ndarray, points: Sequence[float] = PERCENTILES) -> d
     return {point: float(value) for point, value in zip(points, values, strict=True)}
 
 
+def light_edits(text: str) -> list[str]:
+    """The text as a client might store the same memory again: lower-cased without punctuation,
+    and (from four words on) without its middle word. Edits equal to the text are left out."""
+    edits = [" ".join(_PUNCTUATION.sub("", text).lower().split())]
+    words = text.split()
+    if len(words) >= _MIN_WORDS_TO_DROP:
+        middle = len(words) // 2
+        edits.append(" ".join(words[:middle] + words[middle + 1 :]))
+    return [edit for edit in dict.fromkeys(edits) if edit and edit != text]
+
+
 def _floor_hundredth(value: float) -> float:
     return math.floor(value * 100 + 1e-9) / 100
 
 
-def thresholds_suggest(cosines: np.ndarray, rules: Sequence[ThresholdRule] = THRESHOLD_RULES) -> list[Suggestion]:
-    """Each rule's percentile of `cosines`, rounded down to 0.01 (as 0.568 became 0.55, never up)."""
+def thresholds_suggest(
+    cosines: np.ndarray, duplicates: np.ndarray | None = None, rules: Sequence[ThresholdRule] = THRESHOLD_RULES
+) -> list[Suggestion]:
+    """Each rule's percentile of the knot-pair `cosines`, rounded down to 0.01 (as 0.568 became
+    0.55, never up); the match threshold from the light-edit `duplicates` when there are any."""
     at = percentiles(cosines, sorted({rule.percentile for rule in rules}))
-    return [
-        Suggestion(rule.name, rule.percentile, _floor_hundredth(at[rule.percentile]), rule.reason) for rule in rules
-    ]
+    suggestions = []
+    for rule in rules:
+        if rule.name == MATCH and duplicates is not None and len(duplicates):
+            value = percentiles(duplicates, (DUPLICATE_PERCENTILE,))[DUPLICATE_PERCENTILE]
+            reason = f"p{DUPLICATE_PERCENTILE} of light-edit duplicates: 99 % of them still match"
+            suggestions.append(Suggestion(rule.name, DUPLICATE_PERCENTILE, _floor_hundredth(value), reason))
+        else:
+            suggestions.append(
+                Suggestion(rule.name, rule.percentile, _floor_hundredth(at[rule.percentile]), rule.reason)
+            )
+    return suggestions
 
 
-def calibration_table(*, cosines: np.ndarray, current: Mapping[str, float | None], knots: int, sampled: int) -> str:
-    """The printed report: what was compared, the percentiles, the suggestions next to the current values."""
-    lines = [
-        f"knots: {knots}; compared: {sampled} ({'all' if sampled == knots else 'a uniform sample'}), "
-        f"{len(cosines):,} pairs",
-        "",
-        "percentile  cosine",
-    ]
+def share_at_or_above(cosines: np.ndarray, value: float) -> float:
+    """The share of `cosines` at or above `value` (0..1)."""
+    return float(np.mean(np.asarray(cosines) >= value)) if len(cosines) else 0.0
+
+
+def calibration_table(
+    *,
+    cosines: np.ndarray,
+    current: Mapping[str, float | None],
+    knots: int,
+    sampled: int,
+    duplicates: np.ndarray | None = None,
+) -> str:
+    """The printed report: what was compared, the percentiles, the suggestions next to the current values.
+
+    `passes` is the share of knot pairs at or above a suggested value: for the embedding
+    threshold about 1 %, for the match threshold the different knots that would count as one.
+    """
+    how = "all" if sampled == knots else "a uniform sample"
+    lines = [f"knots: {knots}; compared: {sampled} ({how}), {len(cosines):,} pairs", "", "percentile  cosine"]
     lines += [f"p{point:<10g} {value:.4f}" for point, value in percentiles(cosines).items()]
     lines += [f"{'mean':<11} {float(np.mean(cosines)):.4f}", f"{'max':<11} {float(np.max(cosines)):.4f}", ""]
-    lines.append(f"{'threshold':<20} {'at':<8} {'suggested':>9} {'current':>8}  why")
-    for s in thresholds_suggest(cosines):
+    if duplicates is not None and len(duplicates):
+        dup = percentiles(duplicates, (1, 5, 50))
+        lines += [
+            f"light-edit duplicates: {len(duplicates):,} pairs, p1 {dup[1]:.4f}, p5 {dup[5]:.4f}, p50 {dup[50]:.4f}",
+            "",
+        ]
+    lines.append(f"{'threshold':<20} {'at':<8} {'suggested':>9} {'current':>8} {'passes':>9}  why")
+    for s in thresholds_suggest(cosines, duplicates):
         now = current.get(s.name)
         shown = "-" if now is None else f"{now:.2f}"
-        lines.append(f"{s.name:<20} p{s.percentile:<7g} {s.value:>9.2f} {shown:>8}  {s.reason}")
+        passes = f"{100 * share_at_or_above(cosines, s.value):.4f}%"
+        lines.append(f"{s.name:<20} p{s.percentile:<7g} {s.value:>9.2f} {shown:>8} {passes:>9}  {s.reason}")
     return "\n".join(lines)

@@ -187,6 +187,7 @@ class VectorSample:
     embedding_model: str  # the model every vector of the sample comes from
     knots: int  # the mind's knots of that model
     vectors: np.ndarray  # (sampled, dimensions)
+    contents: tuple[str, ...]  # the sampled knots' contents, in the order of `vectors`
 
 
 def knot_vectors_sample(
@@ -204,10 +205,11 @@ def knot_vectors_sample(
         counts = knots.values("embedding_model").annotate(n=models.Count("id")).order_by("-n", "embedding_model")
         top = counts.first()
         if top is None:
-            return VectorSample(embedding_model="", knots=0, vectors=np.empty((0, 0)))
+            return VectorSample(embedding_model="", knots=0, vectors=np.empty((0, 0)), contents=())
         embedding_model = top["embedding_model"]
     ids = list(knots.filter(embedding_model=embedding_model).order_by("id").values_list("id", flat=True))
     chosen = [ids[i] for i in sample_indices(len(ids), max_knots=max_knots, rng=rng)]
-    rows = Knot.objects.filter(pk__in=chosen).order_by("id").values_list("embedding", flat=True)
-    vectors = np.array([np.asarray(row, dtype=np.float64) for row in rows])
-    return VectorSample(embedding_model=embedding_model, knots=len(ids), vectors=vectors)
+    rows = list(Knot.objects.filter(pk__in=chosen).order_by("id").values_list("embedding", "content"))
+    vectors = np.array([np.asarray(vector, dtype=np.float64) for vector, _ in rows])
+    contents = tuple(content for _, content in rows)
+    return VectorSample(embedding_model=embedding_model, knots=len(ids), vectors=vectors, contents=contents)

@@ -7,11 +7,13 @@ MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both directions in one bul
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from synapses import constants
 from synapses.config import edge_parameters, setting
@@ -77,31 +79,53 @@ def candidate_features(candidate: Candidate) -> KnotFeatures:
     )
 
 
-def edge_rows(
-    *,
-    source: Knot | int,
-    target: Knot | int,
-    mind_id: str,
-    hits: dict[str, LayerHit],
-    raw: float,
-    anchor: float,
-    cosine: float | None,
-) -> Edge:
-    """One direction of a pair as an unsaved Edge row (the layer values are the pair's, shared by both)."""
+def edge_row(
+    *, source: int, target: int, hits: dict[str, LayerHit], raw: float, anchor: float, cosine: float | None
+) -> dict[str, object]:
+    """One direction of a pair as the columns of an Edge row (the layer values are the pair's, shared by both)."""
     timeline = hits.get(constants.LAYER_TIMELINE)
-    return Edge(
-        mind_id=mind_id,
-        source_id=source if isinstance(source, int) else source.pk,
-        target_id=target if isinstance(target, int) else target.pk,
-        weight_raw=raw,
-        weight_anchor=anchor,
-        layers=[name for name in constants.LAYERS if name in hits],
-        shared_entities=list(hits[constants.LAYER_ENTITY].shared) if constants.LAYER_ENTITY in hits else [],
-        shared_themes=list(hits[constants.LAYER_THEMES].shared) if constants.LAYER_THEMES in hits else [],
-        time_distance=None if timeline is None else timeline.distance,
-        cosine_initial=cosine,
-        layer_count=len(hits),
-    )
+    return {
+        "source_id": source,
+        "target_id": target,
+        "weight_raw": raw,
+        "weight_anchor": anchor,
+        "layers": [name for name in constants.LAYERS if name in hits],
+        "shared_entities": list(hits[constants.LAYER_ENTITY].shared) if constants.LAYER_ENTITY in hits else [],
+        "shared_themes": list(hits[constants.LAYER_THEMES].shared) if constants.LAYER_THEMES in hits else [],
+        "time_distance": None if timeline is None else timeline.distance,
+        "cosine_initial": cosine,
+        "layer_count": len(hits),
+    }
+
+
+# All rows of one formation in one statement, fed as one JSON array: the ORM's bulk_create built
+# and converted 1,200 placeholders for 100 rows in Python, which took longer than PostgreSQL's
+# insert (measured: 0.35 s of client work against 11 ms in the server on a loaded machine).
+# Two formations of neighbouring knots in parallel (both knots committed, neither's edges yet)
+# may both write their pair: the first one's rows stand (ON CONFLICT DO NOTHING).
+_INSERT_SQL = """
+INSERT INTO {edge} (mind_id, source_id, target_id, weight_raw, weight_anchor, layers, shared_entities,
+                    shared_themes, time_distance, cosine_initial, layer_count, created_at)
+SELECT %(mind_id)s, r.source_id, r.target_id, r.weight_raw, r.weight_anchor, r.layers, r.shared_entities,
+       r.shared_themes, r.time_distance, r.cosine_initial, r.layer_count, %(now)s
+  FROM jsonb_to_recordset(%(rows)s::jsonb) AS r(
+       source_id bigint, target_id bigint, weight_raw double precision, weight_anchor double precision,
+       layers varchar(16)[], shared_entities bigint[], shared_themes varchar(64)[],
+       time_distance double precision, cosine_initial double precision, layer_count smallint)
+ON CONFLICT DO NOTHING
+"""
+
+
+def edges_insert(*, mind_id: str, rows: list[dict[str, object]]) -> int:
+    """Insert Edge rows (as edge_row gives them) in one statement; the number inserted."""
+    if not rows:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _INSERT_SQL.format(edge=Edge._meta.db_table),
+            {"mind_id": mind_id, "now": timezone.now(), "rows": json.dumps(rows)},
+        )
+        return cursor.rowcount
 
 
 def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> EdgesFormed:
@@ -121,16 +145,13 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
             pairs.append(_Pair(candidate=candidate, hits=hits, strength=strength))
     pairs.sort(key=lambda pair: (-pair.rank, pair.candidate.knot_id))
     written = pairs[: setting("MAX_EDGE_PAIRS_PER_KNOT")]
-    rows: list[Edge] = []
+    rows: list[dict[str, object]] = []
     for pair in written:
         other, s = pair.candidate.knot_id, pair.strength
-        common = {"mind_id": knot.mind_id, "hits": pair.hits, "cosine": pair.candidate.cosine}
-        rows.append(edge_rows(source=knot, target=other, raw=s.raw_ab, anchor=s.anchor_ab, **common))
-        rows.append(edge_rows(source=other, target=knot, raw=s.raw_ba, anchor=s.anchor_ba, **common))
-    if rows:
-        # Two formations of neighbouring knots in parallel (both knots committed, neither's edges
-        # yet) may both write their pair: the first one's rows stand.
-        Edge.objects.bulk_create(rows, ignore_conflicts=True)
+        common = {"hits": pair.hits, "cosine": pair.candidate.cosine}
+        rows.append(edge_row(source=knot.pk, target=other, raw=s.raw_ab, anchor=s.anchor_ab, **common))
+        rows.append(edge_row(source=other, target=knot.pk, raw=s.raw_ba, anchor=s.anchor_ba, **common))
+    edges_insert(mind_id=knot.mind_id, rows=rows)
     layer_counts = Counter(name for pair in written for name in pair.hits)
     return EdgesFormed(
         candidates=len(candidates),

@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from synapses import calibration, constants
-from synapses.calibration import pair_cosines, pair_count, percentiles, sample_indices, thresholds_suggest
+from synapses.calibration import (
+    light_edits,
+    pair_cosines,
+    pair_count,
+    percentiles,
+    sample_indices,
+    share_at_or_above,
+    thresholds_suggest,
+)
 from synapses.config import setting
 from tests.synapses.edge_factories import at_cosine, axis, knot_make
 
@@ -83,6 +91,29 @@ def test_the_original_distribution_gives_back_the_original_embedding_threshold()
     assert embedding.value == 0.56
 
 
+def test_with_light_edit_duplicates_the_match_threshold_keeps_99_percent_of_them():
+    pairs = np.linspace(0, 1, 10_001)
+    duplicates = np.concatenate([np.full(980, 0.95), np.full(20, 0.5)])  # 2 % lie far: p1 falls among them
+
+    suggested = {s.name: (s.percentile, s.value) for s in thresholds_suggest(pairs, duplicates)}
+
+    assert suggested["MATCH_THRESHOLD"] == (1, 0.5)
+    assert suggested["EMBEDDING_THRESHOLD"] == (99, 0.99)
+
+
+def test_light_edits_lower_case_strip_punctuation_and_drop_the_middle_word():
+    assert light_edits("Caroline: I went to the LGBTQ support group!") == [
+        "caroline i went to the lgbtq support group",
+        "Caroline: I went to LGBTQ support group!",
+    ]
+    assert light_edits("ok bye") == []  # already bare, too short to drop a word
+    assert light_edits("Bye!") == ["bye"]
+
+
+def test_the_share_at_or_above_counts_ties_in():
+    assert share_at_or_above(np.array([0.1, 0.5, 0.5, 0.9]), 0.5) == 0.75
+
+
 def test_no_pairs_is_an_error_not_a_number():
     with pytest.raises(ValueError, match="at least two knots"):
         percentiles(np.empty(0))
@@ -115,6 +146,7 @@ def test_calibrating_a_mind_compares_every_pair_of_its_knots(the_mind):
     report = calibrate("--mind", the_mind.pk)
 
     assert "embedding model: test" in report
+    assert "the configured embedder is hashing-v1: no light-edit duplicates" in report
     assert "knots: 5; compared: 5 (all), 10 pairs" in report
     # The ten pairs: 0.1…0.4 against axis 0, and the pairs among the four (x·y + √(1−x²)·√(1−y²)).
     values = [0.1, 0.2, 0.3, 0.4]
@@ -145,7 +177,9 @@ def test_calibrating_a_file_of_texts_embeds_them_with_the_configured_embedder(tm
 
     assert "embedding model: hashing-v1" in report
     assert "knots: 3; compared: 3 (all), 3 pairs" in report
-    assert "EMBEDDING_THRESHOLD" in report and "ANCHOR_FLOOR" in report
+    # Two lines change when lower-cased and bare; two have four words or more and lose their middle one.
+    assert "light-edit duplicates: 4 pairs" in report
+    assert "MATCH_THRESHOLD      p1 " in report and "ANCHOR_FLOOR" in report
 
 
 @pytest.mark.django_db
