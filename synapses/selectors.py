@@ -62,10 +62,16 @@ def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
 
 
 # How many active knots the mind has, counted up to the exact-scan bound from the presence
-# table's (mind, is_active) index alone, and this transaction's HNSW settings (set_config(…, true)
+# table's (mind, is_active) index alone; how many knots carry each of the given entities (GIN on
+# entities), each counted up to a probe; and this transaction's HNSW settings (set_config(…, true)
 # is SET LOCAL). One statement, whichever plan follows.
 _PLAN_SQL = """
 SELECT count(*),
+       (SELECT coalesce(array_agg(carriers.n ORDER BY e.ord), '{{}}')
+          FROM unnest(%(entities)s::bigint[]) WITH ORDINALITY AS e(id, ord),
+               LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM {knot} k
+                         WHERE k.mind_id = %(mind_id)s AND k.entities @> ARRAY[e.id] LIMIT %(carriers_probe)s) AS c
+               ) AS carriers),
        set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', %(ef_search)s, true),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
@@ -73,17 +79,33 @@ SELECT count(*),
 """
 
 
-def knot_vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
-    """Choose the plan of this transaction's nearest-knot search and set its HNSW settings.
+@dataclass(frozen=True)
+class KnotPlan:
+    vector_plan: VectorPlan
+    carriers: dict[int, int]  # entity id → knots of the mind carrying it, counted up to the probe
+
+
+def knot_vector_plan(
+    *, mind_id: str, candidates: int, entities: Sequence[int] = (), carriers_probe: int = 0
+) -> KnotPlan:
+    """Choose the plan of this transaction's nearest-knot search and set its HNSW settings; count
+    the carriers of `entities` up to `carriers_probe` on the way.
 
     Call inside the transaction that runs the search: the settings are local to it.
     """
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
-    params = {"mind_id": mind_id, "probe": bound + 1, **hnsw_settings(candidates)}
+    params = {
+        "mind_id": mind_id,
+        "probe": bound + 1,
+        "entities": list(entities),
+        "carriers_probe": carriers_probe,
+        **hnsw_settings(candidates),
+    }
     with connection.cursor() as cursor:
-        cursor.execute(_PLAN_SQL.format(presence=KnotPresence._meta.db_table), params)
-        active = cursor.fetchone()[0]
-    return VectorPlan.EXACT if active <= bound else VectorPlan.HNSW
+        cursor.execute(_PLAN_SQL.format(presence=KnotPresence._meta.db_table, knot=Knot._meta.db_table), params)
+        active, carriers = cursor.fetchone()[:2]
+    plan = VectorPlan.EXACT if active <= bound else VectorPlan.HNSW
+    return KnotPlan(vector_plan=plan, carriers=dict(zip(entities, carriers or (), strict=False)))
 
 
 # Adding zero makes an expression the HNSW index cannot deliver: the exact plan computes every
@@ -125,21 +147,36 @@ SELECT k.id, k.weight_anchor, k.entities, k.themes, k.event_time, k.event_precis
 """
 
 
+@dataclass(frozen=True)
+class EdgeCandidates:
+    candidates: list[Candidate]
+    carriers: dict[int, int]  # the knot's entities → knots of the mind carrying each (up to the probe)
+
+
 def edge_candidates(
     *,
     knot: Knot,
     embedding_candidates: int,
     layer_candidates: int,
     tolerances: Mapping[str, float],
+    common_carriers: int,
+    carriers_probe: int,
     formed_before: bool = False,
-) -> list[Candidate]:
+) -> EdgeCandidates:
     """The active knots of `knot`'s mind that may share a layer with it and have no edge from it yet, each once, by id.
 
-    `formed_before`: only knots that came before it in the mind's chronology (source_created_at,
-    then id) — a rebuild replays the net so, and each pair is seen once, from its later knot.
-    Two statements; call inside a transaction (the HNSW settings are local to it).
+    The entity list looks only for the knot's entities that at most `common_carriers` knots carry:
+    the carriers of a more common one (a conversation's speaker) are too many for any one list,
+    and its pairs are weak (synapses.geometry.entity_rarity); they still count when another list
+    finds the knot. `formed_before`: only knots that came before it in the mind's chronology
+    (source_created_at, then id) — a rebuild replays the net so, and each pair is seen once, from
+    its later knot. Two statements; call inside a transaction (the HNSW settings are local to it).
     """
-    plan = knot_vector_plan(mind_id=knot.mind_id, candidates=embedding_candidates)
+    entities = list(knot.entities or ())
+    plan = knot_vector_plan(
+        mind_id=knot.mind_id, candidates=embedding_candidates, entities=entities, carriers_probe=carriers_probe
+    )
+    rare = [entity for entity in entities if plan.carriers.get(entity, 0) <= common_carriers]
     before = _BEFORE if formed_before else ""
     others = _ACTIVE_OTHERS.format(knot=Knot._meta.db_table, presence=KnotPresence._meta.db_table, before=before)
     params: dict[str, object] = {
@@ -151,10 +188,10 @@ def edge_candidates(
         "before_at": knot.source_created_at,
         "before_id": knot.pk,
     }
-    lists = [_LISTS["embedding"].format(others=others, order=_NEAREST_ORDER[plan])]
-    if knot.entities:
+    lists = [_LISTS["embedding"].format(others=others, order=_NEAREST_ORDER[plan.vector_plan])]
+    if rare:
         lists.append(_LISTS["entity"].format(others=others))
-        params["entities"] = list(knot.entities)
+        params["entities"] = rare
     if knot.themes:
         lists.append(_LISTS["themes"].format(others=others))
         params["themes"] = list(knot.themes)
@@ -163,10 +200,11 @@ def edge_candidates(
         time_from, time_to = timeline_window(knot.event_time, knot.event_precision, tolerances)
         params.update(precision=knot.event_precision, time_from=time_from, time_to=time_to, event_time=knot.event_time)
     union = " UNION ".join(f"({sql})" for sql in lists)
+    sql = _CANDIDATES_SQL.format(knot=Knot._meta.db_table, edge=Edge._meta.db_table, lists=union)
     with connection.cursor() as cursor:
-        cursor.execute(_CANDIDATES_SQL.format(knot=Knot._meta.db_table, edge=Edge._meta.db_table, lists=union), params)
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return [
+    candidates = [
         Candidate(
             knot_id=row[0],
             weight_anchor=row[1],
@@ -178,6 +216,24 @@ def edge_candidates(
         )
         for row in rows
     ]
+    return EdgeCandidates(candidates=candidates, carriers=plan.carriers)
+
+
+_CARRIERS_SQL = """
+SELECT e.id, (SELECT count(*) FROM (SELECT 1 FROM {knot} k
+               WHERE k.mind_id = %(mind_id)s AND k.entities @> ARRAY[e.id] LIMIT %(carriers_probe)s) AS c)
+  FROM unnest(%(entities)s::bigint[]) AS e(id)
+"""
+
+
+def entity_carriers(*, mind_id: str, entity_ids: Sequence[int], carriers_probe: int) -> dict[int, int]:
+    """How many knots of the mind carry each entity, counted up to `carriers_probe`. One statement."""
+    if not entity_ids:
+        return {}
+    params = {"mind_id": mind_id, "entities": list(entity_ids), "carriers_probe": carriers_probe}
+    with connection.cursor() as cursor:
+        cursor.execute(_CARRIERS_SQL.format(knot=Knot._meta.db_table), params)
+        return dict(cursor.fetchall())
 
 
 @dataclass(frozen=True)

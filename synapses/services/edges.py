@@ -10,14 +10,22 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from synapses import constants
 from synapses.config import edge_parameters, setting
-from synapses.geometry import EdgeParameters, EdgeStrength, KnotFeatures, LayerHit, edge_strength, layers_between
+from synapses.geometry import (
+    EdgeParameters,
+    EdgeStrength,
+    KnotFeatures,
+    LayerHit,
+    edge_strength,
+    entity_rarity,
+    layers_between,
+)
 from synapses.models import Edge, Knot
 from synapses.selectors import Candidate, edge_candidates
 
@@ -128,23 +136,43 @@ def edges_insert(*, mind_id: str, rows: list[dict[str, object]]) -> int:
         return cursor.rowcount
 
 
+def entity_params(
+    params: EdgeParameters, shared: tuple[int, ...], carriers: dict[int, int], cap: int
+) -> EdgeParameters:
+    """`params` with the entity layer's factor scaled by the rarest shared entity's rarity.
+
+    The parameters themselves when every shared entity is rare enough to count in full.
+    """
+    rarity = max((entity_rarity(carriers.get(entity, 0), cap) for entity in shared), default=1.0)
+    if rarity >= 1.0:
+        return params
+    factors = dict(params.layer_factors)
+    factors[constants.LAYER_ENTITY] = factors[constants.LAYER_ENTITY] * rarity
+    return replace(params, layer_factors=factors)
+
+
 def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> EdgesFormed:
-    candidates = edge_candidates(
+    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    found = edge_candidates(
         knot=knot,
         embedding_candidates=setting("EMBEDDING_CANDIDATES"),
         layer_candidates=constants.LAYER_CANDIDATES,
         tolerances=params.tolerances,
+        common_carriers=cap,
+        carriers_probe=constants.ENTITY_CARRIERS_PROBE,
         formed_before=formed_before,
     )
     own = knot_features(knot)
     pairs: list[_Pair] = []
-    for candidate in candidates:
+    for candidate in found.candidates:
         hits = layers_between(own, candidate_features(candidate), params, cosine=candidate.cosine)
         if hits:
-            strength = edge_strength(own.weight_anchor, candidate.weight_anchor, hits, params)
+            entity = hits.get(constants.LAYER_ENTITY)
+            pair_params = params if entity is None else entity_params(params, entity.shared, found.carriers, cap)
+            strength = edge_strength(own.weight_anchor, candidate.weight_anchor, hits, pair_params)
             pairs.append(_Pair(candidate=candidate, hits=hits, strength=strength))
     pairs.sort(key=lambda pair: (-pair.rank, pair.candidate.knot_id))
-    written = pairs[: setting("MAX_EDGE_PAIRS_PER_KNOT")]
+    written = pairs[:cap]
     rows: list[dict[str, object]] = []
     for pair in written:
         other, s = pair.candidate.knot_id, pair.strength
@@ -154,7 +182,7 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
     edges_insert(mind_id=knot.mind_id, rows=rows)
     layer_counts = Counter(name for pair in written for name in pair.hits)
     return EdgesFormed(
-        candidates=len(candidates),
+        candidates=len(found.candidates),
         pairs_firing=len(pairs),
         pairs_written=len(written),
         layer_counts={name: layer_counts[name] for name in constants.LAYERS if layer_counts[name]},

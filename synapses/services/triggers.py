@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from synapses import constants
-from synapses.config import edge_parameters
+from synapses.config import edge_parameters, setting
 from synapses.geometry import (
     EdgeParameters,
     LayerHit,
@@ -38,7 +38,8 @@ from synapses.geometry import (
     timeline_layer,
 )
 from synapses.models import Edge, Knot
-from synapses.services.edges import EdgesFormed
+from synapses.selectors import entity_carriers
+from synapses.services.edges import EdgesFormed, entity_params
 
 # The fields a recomputation reads of an edge and of its two knots (no vectors, no content).
 _KNOT_FIELDS = ("weight_anchor", "entities", "themes", "event_time", "event_precision")
@@ -89,6 +90,10 @@ def _edges_recompute(edges: QuerySet[Edge], *, live: Collection[str], params: Ed
             *_EDGE_FIELDS, *(f"source__{name}" for name in _KNOT_FIELDS), *(f"target__{name}" for name in _KNOT_FIELDS)
         )
     )
+    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    shared = sorted({entity for edge in rows for entity in (*edge.source.entities, *edge.target.entities)})
+    mind_id = rows[0].mind_id if rows else ""
+    carriers = entity_carriers(mind_id=mind_id, entity_ids=shared, carriers_probe=constants.ENTITY_CARRIERS_PROBE)
     kept: list[Edge] = []
     bare: list[int] = []
     for edge in rows:
@@ -102,7 +107,9 @@ def _edges_recompute(edges: QuerySet[Edge], *, live: Collection[str], params: Ed
             bare.append(edge.pk)
             continue
         # The edge's own direction: its source plays A, so raw_ab is this row's weight.
-        raw = edge_strength(edge.source.weight_anchor, edge.target.weight_anchor, hits, params).raw_ab
+        entity = hits.get(constants.LAYER_ENTITY)
+        pair_params = params if entity is None else entity_params(params, entity.shared, carriers, cap)
+        raw = edge_strength(edge.source.weight_anchor, edge.target.weight_anchor, hits, pair_params).raw_ab
         timeline = hits.get(constants.LAYER_TIMELINE)
         edge.weight_raw = raw
         edge.weight_anchor = damp(raw, cap=params.weight_cap, exponent=params.damping_exponent)

@@ -97,8 +97,17 @@ def test_with_light_edit_duplicates_the_match_threshold_keeps_99_percent_of_them
 
     suggested = {s.name: (s.percentile, s.value) for s in thresholds_suggest(pairs, duplicates)}
 
-    assert suggested["MATCH_THRESHOLD"] == (1, 0.5)
+    assert suggested["MATCH_THRESHOLD"] == (99.99, 0.99)  # the duplicates' p1 (0.5) would let half the pairs match
     assert suggested["EMBEDDING_THRESHOLD"] == (99, 0.99)
+
+
+def test_duplicates_above_the_pairs_tail_set_the_match_threshold_at_their_1st_percentile():
+    pairs = np.linspace(0, 0.6, 10_001)
+    duplicates = np.concatenate([np.full(980, 0.95), np.full(20, 0.857)])
+
+    (match,) = [s for s in thresholds_suggest(pairs, duplicates) if s.name == "MATCH_THRESHOLD"]
+
+    assert (match.percentile, match.value) == (1, 0.85)
 
 
 def test_light_edits_lower_case_strip_punctuation_and_drop_the_middle_word():

@@ -223,3 +223,35 @@ def test_a_knot_already_joined_to_a_candidate_forms_no_second_pair_with_it(the_m
 
     assert again.candidates == from_second.candidates == 0
     assert set(Edge.objects.values_list("source_id", "target_id")) == {(first.pk, second.pk), (second.pk, first.pk)}
+
+
+def test_an_entity_more_knots_carry_than_the_cap_holds_weighs_cap_over_carriers(the_mind):
+    others = [knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1)) for index in range(8)]
+    new = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(20))
+
+    with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=4):
+        formed = knot_edges_form(knot=new, params=WORKED)
+
+    # Nine knots carry entity 7, the cap is 4: factor 1.0 · 4/9; equal anchors, no bonus → 2.0 · 4/9.
+    assert formed.pairs_written == 4
+    for row in Edge.objects.filter(source=new):
+        assert row.layers == ["entity"] and row.weight_raw == pytest.approx(2.0 * 4 / 9)
+    assert {row.target_id for row in Edge.objects.filter(source=new)} <= {knot.pk for knot in others}
+
+
+def test_a_rare_entity_and_similar_content_win_the_cap_over_a_common_entity(the_mind):
+    for index in range(5):
+        knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1))
+    rare = knot_make(the_mind, anchor=2.0, entities=[9], embedding=axis(10))
+    similar = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.95, other=11))
+    new = knot_make(the_mind, anchor=2.0, entities=[7, 9], embedding=axis(0))
+
+    with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=2):
+        formed = knot_edges_form(knot=new, params=WORKED)
+
+    # rare entity: 2.0 · 1.0; similar content: 2.0 · 0.8; the common entity (6 carriers, cap 2): 2.0 · 1/3.
+    assert (formed.pairs_firing, formed.pairs_written) == (7, 2)
+    assert {(row.target_id, round(row.weight_raw, 6)) for row in Edge.objects.filter(source=new)} == {
+        (rare.pk, 2.0),
+        (similar.pk, 1.6),
+    }

@@ -71,7 +71,7 @@ def test_a_raised_embedding_threshold_leaves_the_layer_at_depth_zero(the_mind):
 
 
 @pytest.mark.parametrize("pairs", [3, 40])
-def test_recomputing_a_knot_takes_the_same_four_statements_for_3_or_40_pairs(the_mind, pairs):
+def test_recomputing_a_knot_takes_the_same_five_statements_for_3_or_40_pairs(the_mind, pairs):
     for index in range(pairs):
         knot_make(the_mind, anchor=1.0 + index / 10, entities=[7], embedding=axis(1))
     new = knot_make(the_mind, anchor=1.0, entities=[7], embedding=axis(2))
@@ -81,8 +81,8 @@ def test_recomputing_a_knot_takes_the_same_four_statements_for_3_or_40_pairs(the
     with CaptureQueriesContext(connection) as queries:
         result = knot_edges_recompute(knot=new, params=WORKED)
 
-    # SAVEPOINT, the edges with both knots, one bulk update, RELEASE.
-    assert len(queries.captured_queries) == 4
+    # SAVEPOINT, the edges with both knots, the entities' carriers, one bulk update, RELEASE.
+    assert len(queries.captured_queries) == 5
     assert result.pairs_written == pairs
 
 
