@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
+from django.test.utils import CaptureQueriesContext, override_settings
 
 from synapses.geometry import EdgeParameters
 from synapses.models import Edge, Knot
@@ -152,3 +152,18 @@ def test_a_precision_without_a_time_or_an_unknown_precision_is_refused(the_mind)
         knot_time_anchor_correct(knot=knot, event_time=None, event_precision="day")
     with pytest.raises(ValueError, match="unknown time precision 'fortnight'"):
         knot_time_anchor_correct(knot=knot, event_time=DAY, event_precision="fortnight")
+
+
+def test_recomputing_weighs_an_entity_by_its_carriers_of_the_day(the_mind):
+    other = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(1))
+    new = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(2))
+    with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=4):
+        knot_edges_form(knot=new, params=WORKED)
+        assert raws(new, other) == (pytest.approx(2.0), pytest.approx(2.0))
+        for index in range(6):
+            knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(10 + index))
+
+        knot_edges_recompute(knot=new, params=WORKED)
+
+    # Eight knots carry entity 7 now, the cap is 4: factor 4/8, equal anchors → 2.0 · 0.5 both ways.
+    assert raws(new, other) == (pytest.approx(1.0), pytest.approx(1.0))
