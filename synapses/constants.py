@@ -78,3 +78,21 @@ OVERRIDABLE: Final = (
 # --- decay -----------------------------------------------------------------------------------------
 # Seconds in a day: decay counts fractional days since reinforced_at (seconds/day).
 SECONDS_PER_DAY: Final = 86_400.0
+
+# --- edges: candidate lists and per-embedder thresholds (docs/synapse-model.md §3, §10) -----------
+# Most knots each of the entity, themes and timeline candidate lists contributes (knots): a magnet
+# most of a mind's knots carry (a conversation's speaker) cannot make one edge formation read the
+# whole mind.
+LAYER_CANDIDATES: Final = 200
+# Knots carrying one entity counted at most, to weigh it by its rarity (knots): an entity carried by
+# more knots than MAX_EDGE_PAIRS_PER_KNOT counts cap / carriers, so the count can stop at 20 × the cap
+# (weight 0.05) without reading every knot of a conversation's speaker.
+ENTITY_CARRIERS_PROBE: Final = 1_000
+# Similarity thresholds calibrated for each embedder (cosine), by SYNAPSE_EMBEDDER: the knot-pair
+# cosine distribution of the LoCoMo development split at the percentiles of synapses.calibration
+# (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a
+# SYNAPSE_<NAME> setting overrides either.
+EMBEDDER_THRESHOLDS: Final = {
+    "hashing": {"EMBEDDING_THRESHOLD": 0.52, "MATCH_THRESHOLD": 0.83},
+    "sentence-transformers": {"EMBEDDING_THRESHOLD": 0.71, "MATCH_THRESHOLD": 0.89},
+}

@@ -284,3 +284,15 @@ def half_reactivation_presence(weight_anchor: float, min_weight: float = constan
     """`(weight_anchor + min_weight) / 2`: the presence an inactive knot returns with when a new
     memory matches it. Decay continues from here (it becomes the knot's presence_base)."""
     return (weight_anchor + min_weight) / 2
+
+
+def entity_rarity(carriers: int, cap: int) -> float:
+    """`min(1, cap / carriers)`: the weight of an entity carried by `carriers` knots of a mind.
+
+    An entity more knots carry than one knot's pair cap could hold would, at full weight, fill
+    every knot's cap by itself (a conversation's speaker is in every turn): it scales the entity
+    layer's factor down in proportion (docs/synapse-model.md §3, a deviation of ours).
+    """
+    if cap <= 0 or carriers <= cap:
+        return 1.0
+    return cap / carriers
