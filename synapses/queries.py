@@ -309,6 +309,10 @@ def memory_related(*, memory: Memory, now: datetime | None = None) -> RelatedMem
 # --- graph ----------------------------------------------------------------------------------------
 
 
+# What a graph node shows of its knot's memory.
+_GRAPH_MEMORY_FIELDS = ("memory__key", "memory__confidence", "memory__verified", "memory__updated_at")
+
+
 @dataclass(frozen=True)
 class NetGraph:
     nodes: list[Knot]
@@ -357,7 +361,11 @@ def mind_net_graph(
         memories = memories.filter(tags__contains=[tag])
     if min_confidence is not None:
         memories = memories.filter(confidence__gte=min_confidence)
-    knots = knots_of(mind_id).filter(presence__is_active=True, memory_id__in=memories.values("pk"))
+    knots = (
+        knots_of(mind_id)
+        .only(*_KNOT_FIELDS, *_GRAPH_MEMORY_FIELDS)
+        .filter(presence__is_active=True, memory_id__in=memories.values("pk"))
+    )
     if category:
         knots = knots.filter(category=category)
     rows = list(knots.order_by("-presence__weight_present", "id")[: max_nodes + 1])
