@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import F, QuerySet
+from django.db.models import CharField, F, Func, Q, QuerySet, Value
 from django.utils import timezone
 
 from memories.models import Memory, current_filter
@@ -81,7 +81,8 @@ def knots_list(
     if theme:
         knots = knots.filter(themes__contains=[theme])
     if entity:
-        knots = knots.filter(entities__overlap=entity_ids_named(mind_id, entity) or [0])
+        named = entity_ids_named(mind_id, entity)
+        knots = knots.filter(entities__overlap=named) if named else knots.none()
     return knots.order_by("-created_at", "-id")
 
 
@@ -143,16 +144,11 @@ def entities_list(*, mind_id: str, name: str | None = None) -> QuerySet[Entity]:
     """The mind's entities by name (case-insensitive); `name` keeps those whose name or an alias contains it."""
     entities = Entity.objects.filter(mind_id=mind_id)
     if name:
-        needle = name.lower()
-        entities = entities.extra(  # noqa: S610 — a parameterised condition on the alias array
-            where=["(lower(name) LIKE %s OR EXISTS (SELECT 1 FROM unnest(aliases) a WHERE lower(a) LIKE %s))"],
-            params=[f"%{_like_escape(needle)}%"] * 2,
+        aliases = Func(F("aliases"), Value("\n"), function="array_to_string", output_field=CharField())
+        entities = entities.alias(aliases_text=aliases).filter(
+            Q(name__icontains=name) | Q(aliases_text__icontains=name)
         )
     return entities.order_by(F("name").asc(), "id")
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def entity_get(*, mind_id: str, entity_id: int) -> Entity:

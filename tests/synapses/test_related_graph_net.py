@@ -201,3 +201,23 @@ def test_another_mind_sees_nothing_of_the_mind_s_graph_and_its_own_graph_shows_i
     mine = {knot.memory_id for knot in knots.values()}
     assert not mine & {node["memory_id"] for node in theirs["nodes"]}
     assert {node["memory_id"] for node in mind.agent.get("/memory/graph").json()["nodes"]} == mine
+
+
+def test_related_takes_the_same_statements_for_3_or_30_edge_neighbours(linked):
+    mind, made, knots = linked
+
+    def statements() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert mind.agent.get(f"/memory/{made['center'].pk}/related").status_code == 200
+        return len(queries)
+
+    statements()  # the key's first use of the minute is noted once
+    few = statements()
+    agent = agent_caller(mind.mind)
+    for index in range(27):
+        memory = remember(mind.mind, agent, category="fact", key=f"x{index}", content=f"x{index}")
+        extra = memory_promote_by_hand(memory)
+        edge_pair(mind.mind, knots["center"], extra, ab=1.0, ba=1.0)
+    # No statement per neighbour; one fewer, as the page of 20 is all edge neighbours and the
+    # memories sharing tags are only counted, not read.
+    assert statements() == few - 1
