@@ -88,3 +88,9 @@ def test_a_reader_sees_goals_but_cannot_write_them(reader, mind):
 
 def test_a_goal_id_too_long_for_the_database_is_simply_not_found(mind):
     assert mind.agent.get("/synapses/goals/99999999999999999999").status_code == 404
+
+
+def test_patching_one_field_of_an_inactive_goal_leaves_it_inactive(mind):
+    goal_id = goal_post(mind.agent, {"statement": "Paused", "motivation": 0.3, "active": False}).json()["id"]
+    body = mind.agent.patch(f"/synapses/goals/{goal_id}", {"motivation": 0.6}, format="json").json()
+    assert (body["motivation"], body["active"]) == (0.6, False)

@@ -137,3 +137,23 @@ def test_bad_knot_filters_answer_400_naming_them(mind, params, field):
 def test_a_human_reader_lists_the_knots_of_the_mind_they_name(reader, mind, net):
     assert reader.client.get("/synapses/knots", {"mind": mind.mind.pk}).json()["count"] == 3
     assert KnotPresence.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("get", "/synapses/knots?active=perhaps", None),
+        ("get", "/synapses/goals?bogus=1", None),
+        ("post", "/synapses/goals", {"motivation": 7}),
+        ("get", "/synapses/entities?bogus=1", None),
+        ("post", "/synapses/entities", {"name": 5}),
+    ],
+)
+def test_an_outsider_naming_the_mind_gets_404_before_any_parameter_is_checked(outsider, mind, method, path, body):
+    joiner = "&" if "?" in path else "?"
+    response = getattr(outsider.client, method)(f"{path}{joiner}mind={mind.mind.pk}", body, format="json")
+    assert response.status_code == 404
+
+
+def test_another_mind_s_knot_is_404_even_with_a_bad_parameter(other_mind, net):
+    assert other_mind.agent.get(f"/synapses/knots/{net['first'].pk}?bogus=1").status_code == 404
