@@ -65,6 +65,17 @@ EMBEDDING_CANDIDATES: Final = 200
 # Most edge pairs (A→B and B→A count as one) written for one new knot (pairs).
 MAX_EDGE_PAIRS_PER_KNOT: Final = 50
 
+# --- usage (reinforcement by use, §6) --------------------------------------------------------------
+# Cosine of the answer to an offered knot from which the answer counts as having used it (cosine).
+# The original's value for its model (between its p99.9 and p99.99 answer-knot nearness).
+USAGE_THRESHOLD: Final = 0.55
+# Most knots one answer reinforces, the nearest first (knots per turn).
+USAGE_MAX_PER_TURN: Final = 3
+# Characters of the answer that are embedded (characters): the answer's opening carries what it used.
+USAGE_ANSWER_CHARS: Final = 1200
+# Most knot ids one report accepts (ids): an answer offers a handful; more is a client's mistake.
+USAGE_MAX_KNOT_IDS: Final = 100
+
 # The constants settings may override, each as SYNAPSE_<NAME> (see synapses/config.py).
 OVERRIDABLE: Final = (
     "REINFORCEMENT_BOOST",
@@ -73,6 +84,8 @@ OVERRIDABLE: Final = (
     "EMBEDDING_THRESHOLD",
     "EMBEDDING_CANDIDATES",
     "MAX_EDGE_PAIRS_PER_KNOT",
+    "USAGE_THRESHOLD",
+    "USAGE_MAX_PER_TURN",
 )
 
 # --- decay -----------------------------------------------------------------------------------------

@@ -13,15 +13,13 @@ urlpatterns = [
     *route("memory/<memory_id:memory_id>", views.MemoryDetailView.as_view(), name="memory-detail"),
 ]
 
-# Recall, overviews, compaction, export and import.
+# Recall, overviews, compaction, export and import (related and graph: the net serves them, synapses/api/urls.py).
 urlpatterns += [
     *route("memory/recall", recall_views.RecallView.as_view(), name="memory-recall"),
     *route("memory/stats", overview_views.StatsView.as_view(), name="memory-stats"),
     *route("memory/health", overview_views.MindHealthView.as_view(), name="memory-health"),
     *route("memory/tags", overview_views.TagsView.as_view(), name="memory-tags"),
     *route("memory/timeline", overview_views.TimelineView.as_view(), name="memory-timeline"),
-    *route("memory/<memory_id:memory_id>/related", overview_views.RelatedView.as_view(), name="memory-related"),
-    *route("memory/graph", overview_views.GraphView.as_view(), name="memory-graph"),
     *route("memory/contradictions", overview_views.ContradictionsView.as_view(), name="memory-contradictions"),
     *route("memory/compact", overview_views.CompactView.as_view(), name="memory-compact"),
     *route("mind/export", transfer_views.ExportView.as_view(), name="mind-export"),

@@ -1,5 +1,4 @@
-"""The overview endpoints of a mind (stats, health, tags, timeline, related, graph,
-contradictions) and compaction.
+"""The overview endpoints of a mind (stats, health, tags, timeline, contradictions) and compaction.
 
 Thin views: validate the parameters, resolve the mind, call one selector or service, serialize.
 """
@@ -15,10 +14,7 @@ from memories.api.overview_serializers import (
     CompactResultSerializer,
     ContradictionsQuerySerializer,
     ContradictionsSerializer,
-    GraphQuerySerializer,
-    GraphSerializer,
     HealthSerializer,
-    RelatedMemorySerializer,
     StatsSerializer,
     TagsQuerySerializer,
     TagsSerializer,
@@ -26,26 +22,19 @@ from memories.api.overview_serializers import (
     TimelineSerializer,
 )
 from memories.selectors.knots import memories_knot_ids_attach
-from memories.selectors.memory import memory_get_for
 from memories.selectors.overview import (
     memories_contradicting,
-    memories_related,
-    mind_graph,
     mind_health,
     mind_stats,
     mind_tags,
     mind_timeline,
 )
 from memories.services.compact import memories_compact
-from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
-from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.api.params import no_query_params, query_params
 from memoryproject.schema import error_responses
 from minds.access import Access, caller_of
-from minds.api.request_mind import mind_from_request, named_mind_id
+from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_turn_id_or_blank
-
-# Related memories per page when the client gives no `limit`.
-RELATED_DEFAULT_LIMIT = 20
 
 
 class StatsView(APIView):
@@ -84,31 +73,6 @@ class TimelineView(APIView):
         mind, _ = mind_from_request(request, need=Access.READ)
         params = query_params(TimelineQuerySerializer, request)
         return Response(TimelineSerializer(mind_timeline(mind=mind, **params)).data)
-
-
-class RelatedView(APIView):
-    pagination_class = LimitOffsetPaging
-    page_default_limit = RELATED_DEFAULT_LIMIT
-
-    @extend_schema(responses={200: RelatedMemorySerializer(many=True), **error_responses(400, 401, 404)})
-    def get(self, request, memory_id: str):
-        """Memories sharing tags with this one, most shared tags first (`shared_tags` per result)."""
-        memory = memory_get_for(
-            user=request.user, memory_id=memory_id, need=Access.READ, named_mind_id=named_mind_id(request)
-        )
-        no_query_params(request, besides=PAGE_PARAMS)
-        return page_response(self, memories_related(memory=memory), RelatedMemorySerializer, context={"memory": memory})
-
-
-class GraphView(APIView):
-    @extend_schema(
-        parameters=[GraphQuerySerializer], responses={200: GraphSerializer, **error_responses(400, 401, 404)}
-    )
-    def get(self, request):
-        """The mind's memories as a graph for drawing (interim: edges link memories that share tags)."""
-        mind, _ = mind_from_request(request, need=Access.READ)
-        params = query_params(GraphQuerySerializer, request)
-        return Response(GraphSerializer(mind_graph(mind=mind, **params)).data)
 
 
 class ContradictionsView(APIView):

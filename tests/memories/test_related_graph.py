@@ -1,5 +1,6 @@
-"""GET /memory/{id}/related (memories sharing tags) and GET /memory/graph (interim: memories as
-nodes, shared tags as edges)."""
+"""GET /memory/{id}/related of memories without a knot (memories sharing tags), the pure tag graph,
+and GET /memory/graph's parameters. Related memories by edges and the graph of knots are tested
+with the net (tests/synapses/test_related_graph_net.py)."""
 
 from __future__ import annotations
 
@@ -141,89 +142,8 @@ def test_a_thousand_nodes_sharing_one_tag_are_counted_without_an_object_per_pair
 # --- graph: the endpoint --------------------------------------------------------------------
 
 
-@pytest.fixture
-def graph_mind(mind):
-    """In recall order: A (critical) [x, y], B (high) [x], C (normal) [y, z], D (low) no tags."""
-    agent = agent_caller(mind.mind)
-    ids = {}
-    for name, priority, tags, confidence, category in [
-        ("A", "critical", ["x", "y"], 0.9, "fact"),
-        ("B", "high", ["x"], 0.5, "fact"),
-        ("C", "normal", ["y", "z"], 0.7, "note"),
-        ("D", "low", [], 0.7, "note"),
-    ]:
-        memory = remember(
-            mind.mind, agent, category=category, key=name, content=name, priority=priority, tags=tags,
-            confidence=confidence,
-        )  # fmt: skip
-        ids[name] = memory.pk
-        ids[f"{name}_updated_at"] = memory.updated_at.isoformat().replace("+00:00", "Z")
-    return mind, ids
-
-
-def test_the_graph_links_memories_sharing_tags(graph_mind):
-    mind, ids = graph_mind
-    body = mind.agent.get("/memory/graph").json()
-    assert [node["key"] for node in body["nodes"]] == ["A", "B", "C", "D"]
-    assert body["nodes"][0] == {
-        "id": ids["A"],
-        "key": "A",
-        "category": "fact",
-        "priority": "critical",
-        "tags": ["x", "y"],
-        "confidence": 0.9,
-        "verified": False,
-        "updated_at": ids["A_updated_at"],
-    }
-    assert body["edges"] == [
-        {"source": ids["A"], "target": ids["B"], "layers": ["themes"], "weight": 0.5, "shared_tags": ["x"]},
-        {"source": ids["A"], "target": ids["C"], "layers": ["themes"], "weight": 0.5, "shared_tags": ["y"]},
-    ]
-    # 2 of 6 possible pairs; {A, B, C} and {D}.
-    assert body["stats"] == {
-        "nodes": 4,
-        "edges": 2,
-        "edges_returned": 2,
-        "density": 0.3333,
-        "components": 2,
-        "isolated": 1,
-        "nodes_truncated": False,
-    }
-
-
-def test_the_graph_filters_by_category_tag_and_confidence(graph_mind):
-    mind, _ = graph_mind
-    assert [n["key"] for n in mind.agent.get("/memory/graph", {"category": "note"}).json()["nodes"]] == ["C", "D"]
-    assert [n["key"] for n in mind.agent.get("/memory/graph", {"tag": "X"}).json()["nodes"]] == ["A", "B"]
-    assert [n["key"] for n in mind.agent.get("/memory/graph", {"min_confidence": "0.7"}).json()["nodes"]] == [
-        "A",
-        "C",
-        "D",
-    ]
-
-
-def test_the_graph_without_edges_still_reports_the_stats(graph_mind):
-    mind, _ = graph_mind
-    body = mind.agent.get("/memory/graph", {"include_edges": "false"}).json()
-    assert body["edges"] == []
-    assert (body["stats"]["edges"], body["stats"]["edges_returned"], body["stats"]["components"]) == (2, 0, 2)
-
-
-def test_the_graph_keeps_the_first_max_nodes_in_recall_order(mind):
-    agent = agent_caller(mind.mind)
-    for index in range(11):
-        remember(mind.mind, agent, at=T0 + minutes(index), category="fact", key=f"m{index}", content=f"{index}")
-    body = mind.agent.get("/memory/graph", {"max_nodes": "10"}).json()
-    assert [node["key"] for node in body["nodes"]] == [f"m{index}" for index in range(10, 0, -1)]
-    assert body["stats"]["nodes_truncated"] is True
-
-
-def test_the_graph_leaves_out_expired_and_other_minds_memories(graph_mind, other_mind):
-    mind, _ = graph_mind
-    remember(mind.mind, agent_caller(mind.mind), category="fact", content="old", tags=["x"],
-             expires_at=timezone.now() - timedelta(seconds=1))  # fmt: skip
-    remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="theirs", tags=["x"])
-    assert [node["key"] for node in mind.agent.get("/memory/graph").json()["nodes"]] == ["A", "B", "C", "D"]
+# The graph's nodes are knots and its edges the net's (tests/synapses/test_related_graph_net.py);
+# its parameters are checked here as before.
 
 
 @pytest.mark.parametrize(
@@ -245,8 +165,7 @@ def test_bad_graph_parameters_answer_400(mind, params, field):
     assert list(response.json()["error"]["fields"]) == [field]
 
 
-def test_a_misspelt_graph_filter_answers_400_instead_of_drawing_everything(graph_mind):
-    mind, _ = graph_mind
+def test_a_misspelt_graph_filter_answers_400_instead_of_drawing_everything(mind):
     response = mind.agent.get("/memory/graph", {"tags": "docker"})
     assert response.status_code == 400
     takes = "max_nodes, category, tag, min_confidence, include_edges, mind"
