@@ -25,8 +25,8 @@ from memoryproject.pagination import LimitOffsetPaging
 from memoryproject.schema import error_responses
 from minds.access import Access, mind_get_for
 from minds.api.request_mind import mind_from_request, named_mind_id
-from minds.authentication import is_agent
 from minds.permissions import IsHuman
+from minds.principals import is_agent
 from synapses import queries
 from synapses.api.serializers import (
     EntitiesQuerySerializer,
