@@ -18,6 +18,7 @@ urlpatterns = [
         name="swagger-ui",
     ),
     path("", include("minds.api.urls")),
+    path("", include("synapses.api.urls")),
     path("", include("memories.api.memory_urls")),
     path("", include("pipelinelog.api.urls")),
     # Unknown paths answer the JSON error (also with DEBUG on, where handler404 is not used);

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from memories.emotions import EMOTION_SYNONYMS, NEUTRAL, SECTORS
+from memories.emotions import EMOTION_SYNONYMS, NEUTRAL, SECTORS, emotion_canonical, known_emotion_labels
 from synapses import constants
 
 # --- modes -------------------------------------------------------------------------------------
@@ -93,6 +93,13 @@ def sector_of(label: str | None) -> int | None:
         return None
     sector = EMOTION_SYNONYMS.get(word)
     return SECTORS.index(sector) if sector else None
+
+
+def mood_problem(label: str) -> str | None:
+    """Why `label` is no mood (an emotion label or empty), naming the known labels; None when it is one."""
+    if not label.strip() or emotion_canonical(label) is not None:
+        return None
+    return f"Unknown mood {label!r}. Known labels: {', '.join(known_emotion_labels())}."
 
 
 def ring_distance(a: int, b: int) -> int:
