@@ -341,3 +341,17 @@ def test_the_statements_of_a_resonance_do_not_grow_with_the_net_or_the_results(o
               for limit in (3, 10)}  # fmt: skip
     # goals; savepoint, plan, anchors, release; three shells (glut); the knots' details = 9.
     assert counts == {(10, 3): 9, (10, 10): 9, (1000, 3): 9, (1000, 10): 9}
+
+
+def test_a_large_mind_finds_the_same_anchors_through_the_hnsw_index(mind, settings):
+    # Bound 0: every mind counts as large, so the vector half walks the HNSW index (iterative scan).
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    m = mind.mind
+    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, 0.6, axis=1), present=5.0)
+    knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, 0.2, axis=2), present=9.0)
+    close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
+    text = knot_of(memory_of(m, "a zebra, far away"), embedding=_far(4), present=3.0)
+    result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
+    assert _ids(result) == [above.pk, text.pk, close.pk]
+    plan = LogEntry.objects.get(node="synapses.resonance", kind="db_read").content
+    assert plan["vector_plan"] == "hnsw"
