@@ -83,6 +83,10 @@ def mode_of(name: str, modes: Mapping[str, Mode]) -> Mode | None:
     return modes.get(key)
 
 
+def unknown_mode_message(name: str, modes: Mapping[str, Mode]) -> str:
+    return f"Unknown mode {name!r}. Known modes: {', '.join(sorted(modes))}."
+
+
 # --- sectors -----------------------------------------------------------------------------------
 
 

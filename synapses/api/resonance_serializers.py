@@ -8,7 +8,7 @@ from memories.api.search_serializers import SearchTextField
 from memories.emotions import emotion_canonical
 from memoryproject.api.fields import QueryIntegerField, StrictCharField
 from synapses import constants
-from synapses.resonance import mood_problem
+from synapses.resonance import mode_of, mood_problem, unknown_mode_message
 
 # Longest `q` a resonance takes (characters): a turn of conversation, not a document.
 RESONANCE_MAX_QUERY_CHARS = 1000
@@ -42,6 +42,14 @@ class ResonanceQuerySerializer(serializers.Serializer):
         max_value=constants.RESONANCE_MAX_LIMIT,
         default=constants.RESONANCE_DEFAULT_LIMIT,
     )
+
+    def validate_mode(self, name: str) -> str:
+        """Checked here against the mind's modes (context `modes`), so a bad mode is named with
+        every other bad parameter in one 400."""
+        modes = self.context.get("modes")
+        if modes is not None and mode_of(name, modes) is None:
+            raise serializers.ValidationError(unknown_mode_message(name, modes))
+        return name
 
     def validate_mood(self, label: str) -> str:
         problem = mood_problem(label)

@@ -34,7 +34,8 @@ class ResonanceView(APIView):
         """The mind's knots that resonate with `q`: anchors found by the query (vector and full
         text), their associations by spreading activation, ranked by presence, shell and mood."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        params = query_params(ResonanceQuerySerializer, request)
+        modes, _ = mind_modes(mind)
+        params = query_params(ResonanceQuerySerializer, request, context={"modes": modes})
         result = resonance_of(
             mind=mind,
             q=params["q"],

@@ -45,6 +45,7 @@ from synapses.resonance import (
     mode_of,
     modes_with_overrides,
     ranked,
+    unknown_mode_message,
 )
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
@@ -136,8 +137,7 @@ def mode_resolve(mind: Mind, name: str) -> Mode:
     modes, _ = mind_modes(mind)
     mode = mode_of(name, modes)
     if mode is None:
-        known = ", ".join(sorted(modes))
-        raise ValidationFailed({"mode": [f"Unknown mode {name!r}. Known modes: {known}."]})
+        raise ValidationFailed({"mode": [unknown_mode_message(name, modes)]})
     return mode
 
 

@@ -89,6 +89,12 @@ def test_a_bad_parameter_is_a_400_naming_it(anna, params, field, words):
     assert list(fields) == [field] and words in fields[field][0]
 
 
+def test_every_bad_parameter_is_named_at_once(anna):
+    mind, _ = anna
+    response = mind.agent.get("/synapses/resonance", {"q": "", "mode": "disco", "mood": "grumpy", "limit": "0"})
+    assert sorted(response.json()["error"]["fields"]) == ["limit", "mode", "mood", "q"]
+
+
 def test_an_outsider_gets_404_even_with_bad_parameters(anna, outsider):
     mind, _ = anna
     for params in ({"q": Q}, {"q": Q, "mode": "disco", "limit": "0"}):
