@@ -32,6 +32,15 @@ class ImportedSection:
 
 
 @dataclass(frozen=True)
+class RecallSection:
+    """A part the recall text gets for a query (after the memory list), and the same as JSON."""
+
+    name: str  # its key in recall's JSON form (`resonance`)
+    text: str  # appended after a blank line; ends with one newline
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class AnswerContributor:
     """What one app adds. Every part is optional; each takes the mind's id, never a model."""
 
@@ -53,6 +62,9 @@ class AnswerContributor:
     # `memory_ids` maps the file's memory ids to the target mind's. Raises ValidationFailed
     # with fields named by section and index (`knots.3.memory_id`); idempotent.
     import_sections: Callable[[str, Mapping[str, Any], Mapping[str, str]], dict[str, ImportedSection]] | None = None
+    # GET /memory/recall?q=: (mind id, q, {mode, intent, mood}) in, the section for the query
+    # out. May raise ValidationFailed naming a bad option (an unknown mode).
+    recall_section: Callable[[str, str, Mapping[str, str]], RecallSection] | None = None
 
 
 _contributors: dict[str, AnswerContributor] = {}
@@ -125,3 +137,12 @@ def contributed_import(
         else:
             done.update(dict.fromkeys(contributor.section_names, ImportedSection()))
     return done
+
+
+def contributed_recall_sections(mind_id: str, q: str, options: Mapping[str, str]) -> list[RecallSection]:
+    """The sections the recall text of `q` gets, in registration order."""
+    return [
+        contributor.recall_section(mind_id, q, options)
+        for contributor in answer_contributors()
+        if contributor.recall_section
+    ]

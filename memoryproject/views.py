@@ -28,6 +28,7 @@ Authenticate every call with your Mind Key: Authorization: Bearer mk_...
 
 At the start of a session, recall what you know:
   GET /memory/recall                 plain text for your prompt, most important memories first
+  GET /memory/recall?q=<topic>       the same, plus what resonates with the topic in the long-term net
 
 Whenever you learn something worth keeping, store it:
   POST /memory  {{"category": "fact", "key": "office_city", "content": "Office is in Berlin", "tags": ["work"]}}

@@ -8,6 +8,7 @@ class SynapsesConfig(AppConfig):
     def ready(self) -> None:
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
         from synapses import receivers  # noqa: F401 — connects the signal receivers
+        from synapses.api.resonance_views import recall_resonance_section
         from synapses.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.stats import memory_knot_ids, mind_net_health, mind_net_stats, net_service_counts
 
@@ -22,5 +23,6 @@ class SynapsesConfig(AppConfig):
                 export_sections=net_export_sections,
                 section_names=NET_SECTIONS,
                 import_sections=net_import_sections,
+                recall_section=recall_resonance_section,
             )
         )

@@ -109,3 +109,47 @@ EMBEDDER_THRESHOLDS: Final = {
     "hashing": {"EMBEDDING_THRESHOLD": 0.52, "MATCH_THRESHOLD": 0.83},
     "sentence-transformers": {"EMBEDDING_THRESHOLD": 0.71, "MATCH_THRESHOLD": 0.89},
 }
+
+# --- read path (§5, §8) ----------------------------------------------------------------------------
+# Anchors (shell 0) a resonance starts spreading from (knots).
+ANCHOR_COUNT: Final = 3
+# Cosine to the search vector at or above which a knot may be an anchor without a full-text
+# match (cosine). The original's value for its model (calibrated on 100 prompts against 302 knots).
+ANCHOR_FLOOR: Final = 0.40
+# Outgoing edges each frontier knot follows, by shell (edges per knot); the anchors' shell 0 follows none.
+FAN_OUT: Final = {1: 3, 2: 2, 3: 2}
+# Deepest shell any mode may ask for (hops): FAN_OUT has no entry beyond it.
+MAX_HOP_DEPTH: Final = 3
+# Rank penalty of a knot reached in shell s (dimensionless); shells beyond the table count 0.
+SHELL_FACTOR: Final = {0: 1.0, 1: 0.75, 2: 0.5, 3: 0.25}
+# Rank factor by the ring distance between the mood's sector and the knot's (dimensionless).
+SECTOR_FACTOR: Final = {0: 1.0, 1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6}
+# Knots a resonance returns when the caller gives no `limit`, and the most it returns (knots).
+RESONANCE_DEFAULT_LIMIT: Final = 3
+RESONANCE_MAX_LIMIT: Final = 50
+# The mode used when the caller names none (the original's default conversation cluster).
+DEFAULT_MODE: Final = "paradox"
+# Modes as data: name → (hop depth in hops, gravity factor, the share 0..1 of the search vector
+# the active goals may take). The original's conversation clusters; a mind may override or add.
+MODES: Final = {
+    "werkstatt": (0, 0.05),
+    "foyer": (0, 0.05),
+    "schlachtfeld": (0, 0.05),
+    "wartezimmer": (1, 0.10),
+    "beichte": (1, 0.10),
+    "regen": (1, 0.10),
+    "schmollen": (1, 0.10),
+    "nebel": (1, 0.10),
+    "gewitter": (1, 0.10),
+    "paradox": (1, 0.10),
+    "bier": (2, 0.20),
+    "kissenschlacht": (2, 0.25),
+    "glut": (3, 0.30),
+    "feuerwerk": (3, 0.30),
+}
+# Goal activation (cosine to the raw query × motivation) at or above which a goal bends the
+# search vector (dimensionless). The original's value for its model.
+GRAVITY_THRESHOLD: Final = 0.40
+# The intents that search with the raw vector (gravity factor forced to 0): a direct instruction
+# is answered as asked, not as the mind would like ("anweisung" is the original's label).
+RAW_SEARCH_INTENTS: Final = ("instruction", "anweisung")

@@ -100,6 +100,10 @@ class RecallJsonSerializer(serializers.Serializer):
     memories = MemorySerializer(many=True)
     omitted = serializers.IntegerField(help_text="Current memories left out by `limit` or `max_chars`.")
     cut_by = serializers.CharField(allow_null=True, help_text="`limit`, `max_chars`, or null when nothing was cut.")
+    resonance = serializers.JSONField(
+        required=False,
+        help_text="With `q`: the long-term net's resonance, the body of GET /synapses/resonance (limit 3).",
+    )
 
 
 # --- Overview -------------------------------------------------------------------------------

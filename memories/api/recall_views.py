@@ -33,7 +33,11 @@ class RecallView(LenientNegotiationMixin, APIView):
         mind, _ = mind_from_request(request, need=Access.READ)
         params = query_params(RecallQuerySerializer, request)
         recall = recall_build(
-            mind=mind, limit=params["limit"], max_chars=params.get("max_chars"), q=params.get("q", "")
+            mind=mind,
+            limit=params["limit"],
+            max_chars=params.get("max_chars"),
+            q=params.get("q", ""),
+            options={name: params.get(name, "") for name in ("mode", "intent", "mood")},
         )
         if params["format"] == "json":
             counts = recall.selection.counts
@@ -45,6 +49,7 @@ class RecallView(LenientNegotiationMixin, APIView):
                 "memories": recall.shown_memories,
                 "omitted": recall.rendered.omitted,
                 "cut_by": recall.rendered.cut_by,
+                **{section.name: section.data for section in recall.sections},
             }
             return Response(RecallJsonSerializer(body).data)
-        return HttpResponse(recall.rendered.text, content_type=TEXT_CONTENT_TYPE)
+        return HttpResponse(recall.text, content_type=TEXT_CONTENT_TYPE)

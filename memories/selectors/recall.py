@@ -11,6 +11,7 @@ from django.utils import timezone
 from memories.models import RECALL_ORDER, Memory, current_filter
 from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
 from memories.selectors.memory import memories_of
+from memoryproject.contributions import RecallSection, contributed_recall_sections
 from minds.models import Mind
 from pipelinelog.spans import current_span
 
@@ -44,6 +45,13 @@ def recall_select(*, mind: Mind, limit: int, now: datetime | None = None) -> Rec
 class Recall:
     selection: RecallSelection
     rendered: RecallText
+    # What the long-term net adds for a query (the resonance), after the memory list.
+    sections: tuple[RecallSection, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The memory list, then each section after a blank line."""
+        return self.rendered.text + "".join("\n" + section.text for section in self.sections)
 
     @property
     def shown_memories(self) -> list[Memory]:
@@ -61,17 +69,28 @@ def recall_entry_of(memory: Memory) -> RecallEntry:
     )
 
 
-def recall_build(*, mind: Mind, limit: int, max_chars: int | None = None, q: str = "") -> Recall:
+def recall_build(
+    *,
+    mind: Mind,
+    limit: int,
+    max_chars: int | None = None,
+    q: str = "",
+    options: dict[str, str] | None = None,
+) -> Recall:
     """GET /memory/recall: the selection and its text. `format=json` returns the same memories
     the text shows (`shown_memories`), so both forms agree on what `limit`/`max_chars` cut.
 
-    `q` is accepted but adds nothing yet: the resonance section needs the long-term net of the
-    synapse model. The pipeline log records that it was skipped.
+    With `q`, the apps above memories add their sections (the long-term net's resonance, shaped
+    by `options`: mode, intent, mood) through the answer registry; `limit` and `max_chars` cut
+    the memory list only. Without any contributor the log records that the resonance was skipped.
     """
+    sections: tuple[RecallSection, ...] = ()
     if q:
-        current_span().decision(
-            {"decision": "recall.resonance", "outcome": "skipped", "reason": "no long-term net yet"}
-        )
+        sections = tuple(contributed_recall_sections(mind.pk, q, options or {}))
+        if not sections:
+            current_span().decision(
+                {"decision": "recall.resonance", "outcome": "skipped", "reason": "no long-term net"}
+            )
     selection = recall_select(mind=mind, limit=limit)
     rendered = recall_render(
         mind_name=mind.name,
@@ -80,4 +99,4 @@ def recall_build(*, mind: Mind, limit: int, max_chars: int | None = None, q: str
         limit=limit,
         max_chars=max_chars,
     )
-    return Recall(selection=selection, rendered=rendered)
+    return Recall(selection=selection, rendered=rendered, sections=sections)

@@ -220,6 +220,13 @@ def _text_params(query: TextQuery) -> dict[str, str]:
     return {"words": query.words, "phrases": query.phrases, "excluded": query.excluded}
 
 
+def tsquery_sql(q: str) -> tuple[str, dict[str, str]]:
+    """The tsquery of `q` as SQL and its named parameters, for another table whose stored
+    `search_vector` holds the same TEXT_SEARCH_CONFIGS (the net's knots)."""
+    query = text_query(q)
+    return _tsquery_sql(query), _text_params(query)
+
+
 # --- hybrid ------------------------------------------------------------------------------------
 
 # Both candidate lists in one statement. Only constants are formatted into it (table, the

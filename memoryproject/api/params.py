@@ -20,12 +20,16 @@ PAGE_PARAMS = ("limit", "offset")
 
 
 def query_params(
-    serializer_class: type[serializers.Serializer], request: Request, *, besides: Iterable[str] = ()
+    serializer_class: type[serializers.Serializer],
+    request: Request,
+    *,
+    besides: Iterable[str] = (),
+    context: dict | None = None,
 ) -> dict:
-    """The request's query parameters validated by `serializer_class`: 400 naming every parameter
-    the serializer does not declare (besides `mind` and `besides`, which something else reads,
-    such as PAGE_PARAMS), else 400 naming every bad value."""
-    serializer = serializer_class(data=request.query_params.dict())
+    """The request's query parameters validated by `serializer_class` (with `context`, e.g. what
+    the mind allows): 400 naming every parameter the serializer does not declare (besides `mind`
+    and `besides`, which something else reads, such as PAGE_PARAMS), else 400 naming every bad value."""
+    serializer = serializer_class(data=request.query_params.dict(), context=context or {})
     unknown_params_reject(request.query_params, [*serializer.fields, *besides, MIND_PARAM])
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

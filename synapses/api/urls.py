@@ -7,7 +7,7 @@ them (memories cannot import the net); GET /minds/{id}/profile likewise.
 from django.urls import register_converter
 
 from memoryproject.routing import route
-from synapses.api import views
+from synapses.api import resonance_views, views
 
 
 class RowIdConverter:
@@ -37,4 +37,6 @@ urlpatterns = [
     *route("minds/<mind_id:mind_id>/profile", views.MindProfileView.as_view(), name="mind-profile"),
     *route("memory/<memory_id:memory_id>/related", views.MemoryRelatedView.as_view(), name="memory-related"),
     *route("memory/graph", views.MemoryGraphView.as_view(), name="memory-graph"),
+    *route("synapses/resonance", resonance_views.ResonanceView.as_view(), name="synapses-resonance"),
+    *route("synapses/modes", resonance_views.ModesView.as_view(), name="synapses-modes"),
 ]

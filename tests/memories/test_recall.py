@@ -122,10 +122,12 @@ def test_without_a_limit_recall_lists_100_memories(mind):
     assert (len(body["memories"]), body["omitted"], body["cut_by"]) == (100, 1, "limit")
 
 
-def test_q_mode_intent_and_mood_are_accepted_and_add_nothing_yet(five):
-    response = recall(five.agent, q="Anna's birthday", mode="werkstatt", intent="instruction", mood="calm")
+def test_q_on_a_mind_without_knots_adds_a_resonance_section_saying_nothing_resonates(five):
+    response = recall(five.agent, q="Anna's birthday", mode="werkstatt", intent="instruction", mood="joy")
     assert response.status_code == 200
-    assert response.content.decode("utf-8") == golden("recall_full.txt")
+    assert response.content.decode("utf-8") == (
+        golden("recall_full.txt") + '\nResonance for: "Anna\'s birthday"\nNothing in the long-term net resonates.\n'
+    )
 
 
 def test_an_agent_asking_for_text_plain_gets_the_text(five):

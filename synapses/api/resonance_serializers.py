@@ -1,0 +1,118 @@
+"""Parameters of GET /synapses/resonance (validation only) and the shapes of it and GET /synapses/modes."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from memories.api.search_serializers import SearchTextField
+from memories.emotions import emotion_canonical
+from memoryproject.api.fields import QueryIntegerField, StrictCharField
+from synapses import constants
+from synapses.resonance import mode_of, mood_problem, unknown_mode_message
+
+# Longest `q` a resonance takes (characters): a turn of conversation, not a document.
+RESONANCE_MAX_QUERY_CHARS = 1000
+# Longest `mode` / `intent` / `mood` label (characters).
+RESONANCE_MAX_LABEL_CHARS = 100
+
+
+class ResonanceQuerySerializer(serializers.Serializer):
+    q = SearchTextField(max_length=RESONANCE_MAX_QUERY_CHARS, help_text="What the agent is talking about.")
+    mode = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=RESONANCE_MAX_LABEL_CHARS,
+        help_text="A mode of GET /synapses/modes (sets hop depth and gravity); `default` when left out.",
+    )
+    intent = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=RESONANCE_MAX_LABEL_CHARS,
+        help_text="`instruction` searches with the raw query (no perception gravity); other labels change nothing.",
+    )
+    mood = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=RESONANCE_MAX_LABEL_CHARS,
+        help_text="The agent's current feeling, an emotion label: knots of nearby sectors rank higher.",
+    )
+    limit = QueryIntegerField(
+        required=False,
+        min_value=1,
+        max_value=constants.RESONANCE_MAX_LIMIT,
+        default=constants.RESONANCE_DEFAULT_LIMIT,
+    )
+
+    def validate_mode(self, name: str) -> str:
+        """Checked here against the mind's modes (context `modes`), so a bad mode is named with
+        every other bad parameter in one 400."""
+        modes = self.context.get("modes")
+        if modes is not None and mode_of(name, modes) is None:
+            raise serializers.ValidationError(unknown_mode_message(name, modes))
+        return name
+
+    def validate_mood(self, label: str) -> str:
+        problem = mood_problem(label)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return emotion_canonical(label) or ""
+
+
+class PathStepSerializer(serializers.Serializer):
+    from_knot_id = serializers.IntegerField()
+    edge_id = serializers.IntegerField()
+    layers = serializers.ListField(child=serializers.CharField())
+    shared_entities = serializers.ListField(child=serializers.CharField(), help_text="Entity names.")
+    shared_themes = serializers.ListField(child=serializers.CharField())
+
+
+class ResonanceItemSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="1 = strongest.")
+    knot_id = serializers.IntegerField()
+    memory_id = serializers.CharField(help_text="The memory the knot was promoted from.")
+    memory_ids = serializers.ListField(
+        child=serializers.CharField(), help_text="Every memory linked to the knot, `memory_id` first."
+    )
+    content = serializers.CharField()
+    themes = serializers.ListField(child=serializers.CharField())
+    entities = serializers.ListField(child=serializers.CharField(), help_text="Entity names.")
+    emotion = serializers.CharField(allow_blank=True)
+    observer = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    weight_present = serializers.FloatField()
+    shell = serializers.IntegerField(help_text="0 = an anchor (found by the query itself), n = n hops away.")
+    rank_weight = serializers.FloatField(help_text="weight_present × shell factor × sector factor.")
+    superseded = serializers.BooleanField(help_text="The knot's memory has changed since; this is an earlier version.")
+    path = PathStepSerializer(many=True, help_text="How spreading reached the knot; empty for an anchor.")
+
+
+class GravitySerializer(serializers.Serializer):
+    factor = serializers.FloatField(help_text="The share of the search vector the goals took (0: raw query).")
+    cosine_to_raw = serializers.FloatField()
+    outcome = serializers.CharField(
+        help_text="`shifted`, `instruction`, `factor_zero`, `no_active_goals` or `discarded_degenerate`."
+    )
+
+
+class ResonanceSerializer(serializers.Serializer):
+    anchor_count = serializers.IntegerField()
+    hop_depth = serializers.IntegerField()
+    mode = serializers.CharField()
+    mood = serializers.CharField(allow_blank=True)
+    gravity = GravitySerializer()
+    items = ResonanceItemSerializer(many=True, help_text="Strongest first.")
+
+
+class ModeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    hop_depth = serializers.IntegerField()
+    gravity_factor = serializers.FloatField()
+    source = serializers.ChoiceField(["default", "mind"], help_text="Built in, or set by the mind's settings.")
+
+
+class ModesSerializer(serializers.Serializer):
+    default = serializers.CharField(help_text="The mode a resonance uses when none is named.")
+    modes = ModeSerializer(many=True)
+    rejected = serializers.DictField(
+        child=serializers.CharField(), help_text="Mode overrides of the mind's settings left out, with the reason."
+    )

@@ -1,0 +1,410 @@
+"""Recall with resonance: what the query brings up from the long-term net (docs/synapse-model.md §5, §8).
+
+Passive: nothing here writes a weight. The statements of one call, whatever the size of the net
+or the number of results (tests/synapses/test_resonance_service.py pins them):
+
+1. the active goals (gravity; skipped when the factor is 0),
+2. the vector plan of the mind's knots (its size, up to the exact-scan bound, and the HNSW settings),
+3. the anchor candidates: full-text and vector lists in one statement,
+4. one statement per shell of spreading activation (a window function picks each frontier
+   entry's top edges),
+5. the resulting knots with their memory links and the superseded flag,
+6. the names of the entities they and their paths mention.
+
+The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synapses.resonance`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+
+from memories.embedders import get_embedder
+from memories.fusion import Ranked, rrf_fuse
+from memories.selectors.search import hnsw_settings, tsquery_sql
+from memoryproject.domain import ValidationFailed
+from minds.models import Mind
+from pipelinelog.spans import current_span, span
+from synapses import constants
+from synapses.models import Entity, Goal, Knot, KnotPresence, MemoryKnot
+from synapses.resonance import (
+    GravityShift,
+    Mode,
+    RankedKnot,
+    Reached,
+    ResonanceLine,
+    Step,
+    fan_out,
+    gravity_shift,
+    mode_of,
+    modes_with_overrides,
+    ranked,
+    unknown_mode_message,
+)
+
+# The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
+MIND_MODES_SETTING = "modes"
+# Anchor candidates each list (text, vector) brings before fusion, at least (knots): the
+# anchors plus enough further ones to fill a `limit` spreading could not.
+ANCHOR_MIN_CANDIDATES = 20
+
+_KNOT = Knot._meta.db_table
+_PRESENCE = KnotPresence._meta.db_table
+
+# The mind's knot count up to the exact-scan bound, and this transaction's HNSW settings
+# (set_config(…, true) is SET LOCAL), as memories' vector plan does for memories.
+_PLAN_SQL = f"""
+SELECT count(*),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+  FROM (SELECT 1 FROM {_KNOT} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_knots
+"""  # noqa: S608 — only table names are formatted in
+
+# Exact plan: the distance plus zero, which the HNSW index cannot deliver, so every distance of
+# the mind's knots is computed and sorted. HNSW plan: the index delivers them (relaxed order;
+# re-sorted in Python).
+_EXACT_ORDER = "(k.embedding <=> %(vector)s::vector) + 0"
+_HNSW_ORDER = "k.embedding <=> %(vector)s::vector"
+
+# Both anchor lists of the mind's active knots, with what ranking needs of each candidate.
+_ANCHORS_SQL = """
+WITH text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, ({tsquery}))::float8 AS score
+      FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ ({tsquery})
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+), nearest AS MATERIALIZED (
+    SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
+      FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s
+     ORDER BY {order}
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
+       p.weight_present, k.emotion, k.created_at
+  FROM found f JOIN {knot} k ON k.id = f.id JOIN {presence} p ON p.knot_id = f.id
+"""
+
+# One shell of spreading activation: every frontier entry (a knot and the knot it came from)
+# follows its top-k outgoing edges by weight_anchor, never back to its predecessor, never to
+# an inactive knot. Entries are numbered (slot), so a knot reached by two paths spreads twice,
+# each path with its own lock.
+_SHELL_SQL = f"""
+WITH frontier AS (
+    SELECT source, predecessor, slot
+      FROM unnest(%(sources)s::bigint[], %(predecessors)s::bigint[]) WITH ORDINALITY AS f(source, predecessor, slot)
+), followed AS (
+    SELECT f.slot, e.id AS edge_id, e.target_id, e.layers, e.shared_entities, e.shared_themes,
+           p.weight_present,
+           row_number() OVER (PARTITION BY f.slot ORDER BY e.weight_anchor DESC, e.id) AS n
+      FROM frontier f
+      JOIN synapses_edge e ON e.mind_id = %(mind_id)s AND e.source_id = f.source
+      JOIN {_PRESENCE} p ON p.knot_id = e.target_id AND p.is_active
+     WHERE f.predecessor IS NULL OR e.target_id <> f.predecessor
+)
+SELECT fo.slot, fo.edge_id, fo.target_id, fo.layers, fo.shared_entities, fo.shared_themes,
+       fo.weight_present, k.emotion
+  FROM followed fo JOIN {_KNOT} k ON k.id = fo.target_id
+ WHERE fo.n <= %(k)s
+ ORDER BY fo.slot, fo.n
+"""  # noqa: S608 — only table names are formatted in
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    """pgvector's text form `[0.1,-0.2,…]`."""
+    return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float32).tolist())) + "]"
+
+
+def mind_modes(mind: Mind) -> tuple[dict[str, Mode], dict[str, str]]:
+    """The modes this mind knows (the defaults with its overrides) and the overrides left out."""
+    return modes_with_overrides((mind.settings or {}).get(MIND_MODES_SETTING))
+
+
+def mode_resolve(mind: Mind, name: str) -> Mode:
+    """The mind's mode called `name` (empty: `default`); ValidationFailed listing the known ones."""
+    modes, _ = mind_modes(mind)
+    mode = mode_of(name, modes)
+    if mode is None:
+        raise ValidationFailed({"mode": [unknown_mode_message(name, modes)]})
+    return mode
+
+
+# --- search vector -----------------------------------------------------------------------------
+
+
+def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShift:
+    """The embedding of `q` bent by the mind's active goals (perception gravity), with exactly
+    one `calculation` log row saying what gravity did."""
+    embedder = get_embedder()
+    raw = embedder.embed([q])[0]
+    raw_intent = intent.strip().lower() in constants.RAW_SEARCH_INTENTS
+    goals: list[tuple[int, Any, float]] = []
+    if not raw_intent and mode.gravity_factor > 0:
+        goals = [
+            (goal_id, np.asarray(vector, dtype=np.float64), motivation)
+            for goal_id, vector, motivation in Goal.objects.filter(
+                mind_id=mind.pk, active=True, embedding__isnull=False, embedding_model=embedder.name
+            )
+            .order_by("id")
+            .values_list("id", "embedding", "motivation")
+        ]
+    shift = gravity_shift(raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent)
+    current_span().calculation(
+        {"calculation": "perception_gravity", "mode": mode.name, "mode_factor": mode.gravity_factor, **shift.as_log()}
+    )
+    return shift
+
+
+# --- anchors -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnchorCandidate:
+    knot_id: int
+    cosine: float
+    text_match: bool
+    weight_present: float
+    emotion: str
+
+
+def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, wanted: int) -> list[AnchorCandidate]:
+    """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
+    first, each with cosine ≥ ANCHOR_FLOOR or a full-text match. Two statements: the plan, the lists."""
+    candidates = max(wanted, ANCHOR_MIN_CANDIDATES)
+    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    tsquery, text_params = tsquery_sql(q)
+    params = {
+        "mind_id": mind_id,
+        "probe": bound + 1,
+        "vector": _vector_text(vector),
+        "candidates": candidates,
+        **text_params,
+        **hnsw_settings(candidates),
+    }
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_PLAN_SQL, params)
+        exact = cursor.fetchone()[0] <= bound
+        sql = _ANCHORS_SQL.format(
+            tsquery=tsquery, knot=_KNOT, presence=_PRESENCE, order=_EXACT_ORDER if exact else _HNSW_ORDER
+        )
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    current_span().db_read(
+        {"table": _KNOT, "operation": "anchors", "vector_plan": "exact" if exact else "hnsw", "candidates": len(rows)}
+    )
+    by_id: dict[int, dict[str, Any]] = {}
+    text_list: list[tuple[float, int]] = []
+    vector_list: list[tuple[float, int]] = []
+    for knot_id, found_by, score, cosine, present, emotion, created_at in rows:
+        entry = by_id.setdefault(
+            knot_id,
+            {"cosine": float(cosine), "text": False, "present": present, "emotion": emotion, "at": created_at},
+        )
+        if found_by == "text":
+            entry["text"] = True
+            text_list.append((-score, knot_id))
+        elif cosine >= constants.ANCHOR_FLOOR:
+            vector_list.append((score, knot_id))
+    fused = rrf_fuse(
+        {
+            "text": [Ranked(str(pk), by_id[pk]["at"].timestamp()) for _, pk in sorted(text_list)],
+            "vector": [Ranked(str(pk), by_id[pk]["at"].timestamp()) for _, pk in sorted(vector_list)],
+        }
+    )
+    return [
+        AnchorCandidate(
+            knot_id=int(hit.id),
+            cosine=by_id[int(hit.id)]["cosine"],
+            text_match=by_id[int(hit.id)]["text"],
+            weight_present=by_id[int(hit.id)]["present"],
+            emotion=by_id[int(hit.id)]["emotion"],
+        )
+        for hit in fused[:wanted]
+    ]
+
+
+# --- spreading activation ----------------------------------------------------------------------
+
+
+def spread(*, mind_id: str, anchors: list[Reached], hop_depth: int) -> list[Reached]:
+    """Every knot reached from the anchors in up to `hop_depth` shells (duplicates included;
+    ranking dedups them). One statement per shell that has a frontier."""
+    pool: list[Reached] = []
+    frontier = anchors
+    for shell in range(1, min(hop_depth, constants.MAX_HOP_DEPTH) + 1):
+        if not frontier:
+            break
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _SHELL_SQL,
+                {
+                    "mind_id": mind_id,
+                    "sources": [r.knot_id for r in frontier],
+                    "predecessors": [r.predecessor for r in frontier],
+                    "k": fan_out(shell),
+                },
+            )
+            rows = cursor.fetchall()
+        following: list[Reached] = []
+        for slot, edge_id, target, layers, shared_entities, shared_themes, present, emotion in rows:
+            origin = frontier[slot - 1]
+            step = Step(
+                from_knot_id=origin.knot_id,
+                edge_id=edge_id,
+                layers=tuple(layers),
+                shared_entities=tuple(shared_entities),
+                shared_themes=tuple(shared_themes),
+            )
+            following.append(origin.then(step, knot_id=target, weight_present=present, emotion=emotion))
+        pool.extend(following)
+        frontier = following
+    return pool
+
+
+# --- the answer --------------------------------------------------------------------------------
+
+
+def _knot_details(mind_id: str, knot_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The result knots' fields, their linked memories (oldest link first) and whether their
+    memory's current content is held by another knot. One statement."""
+    links = MemoryKnot.objects.filter(knot=OuterRef("pk")).order_by("created_at", "id").values("memory_id")
+    newer = MemoryKnot.objects.filter(
+        mind_id=OuterRef("mind_id"), memory_id=OuterRef("memory_id"), content_hash=OuterRef("memory__content_hash")
+    ).exclude(knot_id=OuterRef("pk"))
+    rows = (
+        Knot.objects.filter(mind_id=mind_id, pk__in=knot_ids)
+        .annotate(linked=ArraySubquery(links), superseded=Exists(newer))
+        .values("id", "memory_id", "content", "themes", "entities", "emotion", "observer", "created_at", "linked",
+                "superseded")
+    )  # fmt: skip
+    return {row["id"]: row for row in rows}
+
+
+def _entity_names(mind_id: str, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    return dict(Entity.objects.filter(mind_id=mind_id, pk__in=ids).values_list("id", "name"))
+
+
+def _item(knot: RankedKnot, details: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
+    reached = knot.reached
+    memory_ids = [details["memory_id"], *dict.fromkeys(m for m in details["linked"] if m != details["memory_id"])]
+    return {
+        "rank": knot.rank,
+        "knot_id": reached.knot_id,
+        "memory_id": details["memory_id"],
+        "memory_ids": memory_ids,
+        "content": details["content"],
+        "themes": list(details["themes"]),
+        "entities": [names[e] for e in details["entities"] if e in names],
+        "emotion": details["emotion"],
+        "observer": details["observer"],
+        "created_at": details["created_at"],
+        "weight_present": reached.weight_present,
+        "shell": reached.shell,
+        "rank_weight": knot.rank_weight,
+        "superseded": details["superseded"],
+        "path": [
+            {
+                "from_knot_id": step.from_knot_id,
+                "edge_id": step.edge_id,
+                "layers": list(step.layers),
+                "shared_entities": [names[e] for e in step.shared_entities if e in names],
+                "shared_themes": list(step.shared_themes),
+            }
+            for step in reached.path
+        ],
+    }
+
+
+def resonance_of(*, mind: Mind, q: str, mode: str = "", intent: str = "", mood: str = "", limit: int) -> dict[str, Any]:
+    """GET /synapses/resonance: the mind's knots resonating with `q`, strongest first (§5.6).
+
+    `limit` knots whenever the net holds that many active knots that are anchor candidates or
+    reachable from the anchors: when spreading yields fewer, further anchor candidates (shell 0,
+    no path) fill the list. Raises ValidationFailed for an unknown mode. One pipeline-log span
+    `synapses.resonance` records the search vector, anchors, shells, paths and the outcome.
+    """
+    chosen = mode_resolve(mind, mode)
+    with span("synapses.resonance", mind=mind) as log:
+        log.input({"q": q[:200], "mode": chosen.name, "intent": intent, "mood": mood, "limit": limit})
+        shift = search_vector(mind=mind, q=q, mode=chosen, intent=intent)
+        candidates = anchor_candidates(
+            mind_id=mind.pk,
+            q=q,
+            vector=shift.vector,
+            wanted=max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT,
+        )
+        as_reached = [
+            Reached(knot_id=c.knot_id, shell=0, weight_present=c.weight_present, emotion=c.emotion) for c in candidates
+        ]
+        anchors, reserve = as_reached[: constants.ANCHOR_COUNT], as_reached[constants.ANCHOR_COUNT :]
+        log.decision(
+            {
+                "decision": "anchors",
+                "anchors": [
+                    {"knot_id": c.knot_id, "cosine": round(c.cosine, 6), "text_match": c.text_match}
+                    for c in candidates[: constants.ANCHOR_COUNT]
+                ],
+                "floor": constants.ANCHOR_FLOOR,
+            }
+        )
+        reached = spread(mind_id=mind.pk, anchors=anchors, hop_depth=chosen.hop_depth)
+        pool = [*anchors, *reached]
+        distinct = {r.knot_id for r in pool}
+        fill = [r for r in reserve if r.knot_id not in distinct][: max(0, limit - len(distinct))]
+        result = ranked([*pool, *fill], mood=mood, limit=limit)
+        details = _knot_details(mind.pk, [k.reached.knot_id for k in result]) if result else {}
+        entity_ids = {e for row in details.values() for e in row["entities"]} | {
+            e for k in result for step in k.reached.path for e in step.shared_entities
+        }
+        names = _entity_names(mind.pk, entity_ids)
+        items = [_item(k, details[k.reached.knot_id], names) for k in result if k.reached.knot_id in details]
+        log.output(
+            {
+                "outcome": "resonance" if items else ("empty" if anchors else "no_anchor"),
+                "shells": {str(s): sum(1 for r in pool if r.shell == s) for s in range(chosen.hop_depth + 1)},
+                "filled": len(fill),
+                "items": [
+                    {"knot_id": i["knot_id"], "shell": i["shell"], "rank_weight": round(i["rank_weight"], 6),
+                     "path": [step["edge_id"] for step in i["path"]]}
+                    for i in items
+                ],
+            }
+        )  # fmt: skip
+    return {
+        "anchor_count": len(anchors),
+        "hop_depth": chosen.hop_depth,
+        "mode": chosen.name,
+        "mood": mood,
+        "gravity": {"factor": shift.factor, "cosine_to_raw": shift.cosine_to_raw, "outcome": shift.outcome},
+        "items": items,
+    }
+
+
+def resonance_lines(items: list[dict[str, Any]]) -> list[ResonanceLine]:
+    """The recall text's view of resonance items (strongest first), names already resolved."""
+    return [
+        ResonanceLine(
+            content=item["content"],
+            observer=item["observer"],
+            emotion=item["emotion"],
+            layers_by_step=[step["layers"] for step in item["path"]],
+            entity_names_by_step=[step["shared_entities"] for step in item["path"]],
+            themes_by_step=[step["shared_themes"] for step in item["path"]],
+            superseded=item["superseded"],
+        )
+        for item in items
+    ]

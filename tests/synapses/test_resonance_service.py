@@ -1,0 +1,357 @@
+"""Recall with resonance on small nets written by hand; every expectation is worked out below
+from docs/synapse-model.md §5 (ranking = presence × shell factor × sector factor)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memories.embedders import get_embedder
+from memories.models import EMBEDDING_DIMENSIONS, Memory
+from memoryproject.domain import ValidationFailed
+from pipelinelog.models import LogEntry
+from synapses import constants
+from synapses.geometry import damp
+from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
+from synapses.services.resonance import resonance_of
+from tests.synapses.resonance_nets import edge, knot_of, memory_of, query_vector, vector_at_cosine
+
+Q = "zebra"
+
+
+def _far(axis: int) -> list[float]:
+    """A vector at cosine 0 to the query: such a knot can only be an anchor by full text."""
+    return vector_at_cosine(Q, 0.0, axis=axis)
+
+
+@pytest.fixture
+def zoo(mind):
+    """One anchor by full text (A) and a net around it:
+
+        A→B 5, A→C 4, A→D 3, A→E 1        shell 1 follows A's top 3: B, C, D (not E)
+        B→A 9, B→F 2, B→G 1.5, B→H 0.5    from B (came from A) the top 2 without A: F, G
+        C→X 9 (X inactive), C→B 1          from C: X is skipped, B again (kept at shell 1)
+        D→A 6                              from D: only the way back, locked: nothing
+    X also matches the query by text, but is inactive.
+    """
+    m = mind.mind
+    spec = {
+        "A": ("the zebra grazes", 2.0, "joy", True),
+        "B": ("a quiet morning", 4.0, "trust", True),
+        "C": ("rain on the roof", 3.0, "sadness", True),
+        "D": ("a blue door", 1.0, "", True),
+        "E": ("an old bicycle", 9.0, "", True),
+        "F": ("the river bend", 2.0, "", True),
+        "G": ("a paper kite", 8.0, "", True),
+        "H": ("a wooden spoon", 9.5, "", True),
+        "X": ("the zebra sleeps", 9.0, "", False),
+    }
+    knots = {
+        name: knot_of(memory_of(m, content), embedding=_far(axis), present=present, emotion=emotion, active=active)
+        for axis, (name, (content, present, emotion, active)) in enumerate(spec.items())
+    }
+    k = knots
+    for source, target, weight in [
+        ("A", "B", 5), ("A", "C", 4), ("A", "D", 3), ("A", "E", 1),
+        ("B", "A", 9), ("B", "F", 2), ("B", "G", 1.5), ("B", "H", 0.5),
+        ("C", "X", 9), ("C", "B", 1), ("D", "A", 6),
+    ]:  # fmt: skip
+        edge(k[source], k[target], weight)
+    return m, knots
+
+
+def _ids(result) -> list[int]:
+    return [item["knot_id"] for item in result["items"]]
+
+
+def test_shell_one_in_the_default_mode_ranked_with_the_mood(zoo):
+    m, k = zoo
+    result = resonance_of(mind=m, q=Q, mood="joy", limit=3)
+    # A 2.0 × 1 × 1 = 2.0; B 4.0 × 0.75 × 0.9 (trust) = 2.7; C 3.0 × 0.75 × 0.6 (sadness) = 1.35; D 0.75.
+    assert _ids(result) == [k["B"].pk, k["A"].pk, k["C"].pk]
+    assert [item["rank_weight"] for item in result["items"]] == pytest.approx([2.7, 2.0, 1.35])
+    assert [item["shell"] for item in result["items"]] == [1, 0, 1]
+    assert (result["anchor_count"], result["hop_depth"], result["mode"], result["mood"]) == (1, 1, "default", "joy")
+    b = result["items"][0]
+    ab = Edge.objects.get(source=k["A"], target=k["B"])
+    assert b["path"] == [
+        {
+            "from_knot_id": k["A"].pk,
+            "edge_id": ab.pk,
+            "layers": ["embedding"],
+            "shared_entities": [],
+            "shared_themes": [],
+        }
+    ]
+    assert result["items"][1]["path"] == []
+
+
+def test_without_a_mood_only_presence_and_shell_rank(zoo):
+    m, k = zoo
+    # B 3.0, C 2.25, A 2.0, D 0.75
+    assert _ids(resonance_of(mind=m, q=Q, limit=3)) == [k["B"].pk, k["C"].pk, k["A"].pk]
+
+
+def test_two_shells_follow_two_edges_each_under_the_predecessor_lock_and_skip_inactive_knots(zoo):
+    m, k = zoo
+    result = resonance_of(mind=m, q=Q, mode="bier", limit=10)
+    # G 8 × 0.5 = 4.0; B 3.0; C 2.25; A 2.0; F 2 × 0.5 = 1.0; D 0.75. G is there only because
+    # B's strongest edge (back to A) is locked; E (A's 4th edge), H (B's 3rd) and X (inactive) never.
+    assert _ids(result) == [k[n].pk for n in ("G", "B", "C", "A", "F", "D")]
+    assert [i["rank_weight"] for i in result["items"]] == pytest.approx([4.0, 3.0, 2.25, 2.0, 1.0, 0.75])
+    g = result["items"][0]
+    assert g["shell"] == 2
+    assert [step["from_knot_id"] for step in g["path"]] == [k["A"].pk, k["B"].pk]
+    assert g["path"][1]["edge_id"] == Edge.objects.get(source=k["B"], target=k["G"]).pk
+    # B was reached again in shell 2 (C→B); dedup kept its shell-1 entry.
+    assert result["items"][1]["shell"] == 1
+
+
+def test_a_mode_of_depth_zero_gives_the_anchors_only(zoo):
+    m, k = zoo
+    result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
+    assert _ids(result) == [k["A"].pk] and result["hop_depth"] == 0
+
+
+def test_an_empty_net_resonates_with_nothing(mind):
+    result = resonance_of(mind=mind.mind, q=Q, limit=3)
+    assert result["items"] == [] and result["anchor_count"] == 0
+
+
+def test_an_unknown_mode_is_refused_listing_the_known_ones(zoo):
+    m, _ = zoo
+    with pytest.raises(ValidationFailed) as raised:
+        resonance_of(mind=m, q=Q, mode="disco", limit=3)
+    message = raised.value.fields["mode"][0]
+    assert "disco" in message and "werkstatt" in message and "feuerwerk" in message
+
+
+def test_a_minds_own_mode_sets_the_depth(zoo):
+    m, k = zoo
+    m.settings = {"modes": {"tief": {"hop_depth": 2, "gravity_factor": 0.0}}}
+    m.save()
+    result = resonance_of(mind=m, q=Q, mode="tief", limit=1)
+    assert _ids(result) == [k["G"].pk] and result["hop_depth"] == 2
+
+
+def test_the_anchor_floor_admits_a_vector_hit_at_or_above_it_only(mind):
+    m = mind.mind
+    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, constants.ANCHOR_FLOOR + 0.01, axis=1),
+                    present=5.0)  # fmt: skip
+    below = knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, constants.ANCHOR_FLOOR - 0.01, axis=2),
+                    present=9.0)  # fmt: skip
+    close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
+    result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
+    assert _ids(result) == [above.pk, close.pk]
+    assert below.pk not in _ids(result)
+
+
+def test_further_anchors_fill_the_list_when_spreading_yields_too_few(mind):
+    m = mind.mind
+    knots = [knot_of(memory_of(m, f"zebra number {i}"), embedding=_far(i), present=float(i)) for i in range(1, 6)]
+    result = resonance_of(mind=m, q=Q, limit=5)
+    assert sorted(_ids(result)) == sorted(knot.pk for knot in knots)
+    assert result["anchor_count"] == 3
+    assert [i["weight_present"] for i in result["items"]] == [5.0, 4.0, 3.0, 2.0, 1.0]
+    assert len(resonance_of(mind=m, q=Q, limit=2)["items"]) == 2
+
+
+def test_items_carry_every_linked_memory_the_superseded_flag_and_entity_names(mind):
+    m = mind.mind
+    anna = Entity.objects.create(mind=m, name="Anna")
+    first = memory_of(m, "zebra stripes at the zoo")
+    k1 = knot_of(first, embedding=_far(1), present=3.0, entities=[anna.pk], themes=["family"])
+    twin = memory_of(m, "zebra stripes at the zoo!", key="twin")
+    MemoryKnot.objects.create(mind=m, memory=twin, content_hash=twin.content_hash, knot=k1, kind=LinkKind.DUPLICATE)
+    # A memory promoted, then edited, then promoted again: its first knot is an earlier version.
+    changed = memory_of(m, "a zebra in the old text", key="changed")
+    old = knot_of(changed, embedding=_far(2), present=2.0)
+    Memory.objects.filter(pk=changed.pk).update(
+        content="new text", content_hash=hashlib.sha256(b"new text").hexdigest()
+    )
+    changed.refresh_from_db()
+    new = knot_of(changed, embedding=_far(3), present=1.0)
+    friend = knot_of(memory_of(m, "my sister visits"), embedding=_far(4), present=8.0, entities=[anna.pk])
+    edge(k1, friend, 2.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"])
+
+    items = {item["knot_id"]: item for item in resonance_of(mind=m, q=Q, limit=10)["items"]}
+    assert set(items) == {k1.pk, old.pk, friend.pk}  # `new` matches nothing
+    assert items[k1.pk]["memory_id"] == first.pk
+    assert items[k1.pk]["memory_ids"] == [first.pk, twin.pk]
+    assert items[k1.pk]["entities"] == ["Anna"] and items[k1.pk]["themes"] == ["family"]
+    assert items[old.pk]["superseded"] is True and items[k1.pk]["superseded"] is False
+    assert new.pk not in items
+    assert items[friend.pk]["path"][0]["shared_entities"] == ["Anna"]
+    assert items[friend.pk]["path"][0]["shared_themes"] == ["family"]
+
+
+def test_one_span_logs_the_anchors_the_shells_and_the_outcome(zoo):
+    m, k = zoo
+    resonance_of(mind=m, q=Q, mode="bier", limit=3)
+    rows = LogEntry.objects.filter(node="synapses.resonance")
+    assert rows.filter(kind="span_start").count() == 1
+    anchors = rows.get(kind="decision").content
+    assert [a["knot_id"] for a in anchors["anchors"]] == [k["A"].pk] and anchors["anchors"][0]["text_match"] is True
+    output = rows.get(kind="output").content
+    # shell 1: B, C, D; shell 2: F, G (from B) and B again (from C).
+    assert output["outcome"] == "resonance" and output["shells"] == {"0": 1, "1": 3, "2": 3}
+    assert [i["knot_id"] for i in output["items"]] == [k["G"].pk, k["B"].pk, k["C"].pk]
+
+
+def test_reading_writes_no_weight(zoo):
+    m, _ = zoo
+    before = list(KnotPresence.objects.order_by("pk").values_list("weight_present", "presence_base"))
+    weights = list(Knot.objects.order_by("pk").values_list("weight_raw", "weight_anchor", "activation_count"))
+    resonance_of(mind=m, q=Q, mode="glut", limit=10)
+    assert list(KnotPresence.objects.order_by("pk").values_list("weight_present", "presence_base")) == before
+    assert list(Knot.objects.order_by("pk").values_list("weight_raw", "weight_anchor", "activation_count")) == weights
+
+
+# --- gravity -----------------------------------------------------------------------------------
+
+
+def _goal(m, *, motivation: float, cosine: float) -> Goal:
+    return Goal.objects.create(
+        mind=m,
+        statement="find the zebra",
+        motivation=motivation,
+        embedding=vector_at_cosine(Q, cosine, axis=7),
+        embedding_model=get_embedder().name,
+    )
+
+
+def _gravity_rows():
+    return LogEntry.objects.filter(kind="calculation", content__calculation="perception_gravity")
+
+
+def test_a_goal_below_the_threshold_leaves_the_search_vector_raw(zoo):
+    m, _ = zoo
+    _goal(m, motivation=0.5, cosine=0.6)  # activation 0.3 < 0.4
+    result = resonance_of(mind=m, q=Q, mode="glut", limit=3)
+    row = _gravity_rows().get().content
+    assert row["outcome"] == "no_active_goals" and row["cosine_to_raw"] == 1.0 and row["factor"] == 0.0
+    assert row["goals"][0]["activation"] == pytest.approx(0.3) and row["goals"][0]["counted"] is False
+    assert result["gravity"]["outcome"] == "no_active_goals"
+
+
+def test_an_active_goal_moves_the_search_vector_and_the_move_is_logged(zoo):
+    m, _ = zoo
+    goal = _goal(m, motivation=1.0, cosine=0.6)  # activation 0.6 ≥ 0.4
+    resonance_of(mind=m, q=Q, mode="glut", limit=3)
+    row = _gravity_rows().get().content
+    # shifted = 0.7·q + 0.3·0.6·g with g = 0.6·q + 0.8·u: (0.808·q + 0.144·u), cosine 0.808 / |…|.
+    assert row["outcome"] == "shifted" and row["factor"] == 0.3
+    assert row["cosine_to_raw"] == pytest.approx(0.808 / np.hypot(0.808, 0.144), abs=1e-5)
+    assert row["goals"] == [
+        {"goal_id": goal.pk, "similarity": pytest.approx(0.6, abs=1e-5), "motivation": 1.0,
+         "activation": pytest.approx(0.6, abs=1e-5), "counted": True}
+    ]  # fmt: skip
+
+
+def test_an_instruction_searches_with_the_raw_vector(zoo):
+    m, _ = zoo
+    _goal(m, motivation=1.0, cosine=0.9)
+    result = resonance_of(mind=m, q=Q, mode="glut", intent="instruction", limit=3)
+    row = _gravity_rows().get().content
+    assert row["outcome"] == "instruction" and row["cosine_to_raw"] == 1.0
+    assert result["gravity"]["factor"] == 0.0
+
+
+def test_gravity_can_bring_up_an_anchor_the_raw_query_misses(mind):
+    m = mind.mind
+    # The knot sits at cosine 0.35 to the raw query, below the floor. The goal lies halfway
+    # between query and knot (cosine 0.8216 to both, so it counts with motivation 1).
+    # werkstatt (f 0.05): cosine(shifted, knot) = 0.3662 / 0.9840 = 0.372 — still below.
+    # glut (f 0.3): shifted = 0.7·q + 0.2465·goal, cosine to the knot 0.4475 / 0.9134 = 0.490.
+    qv = query_vector(Q)
+    knot_vec = np.asarray(vector_at_cosine(Q, 0.35, axis=9))
+    goal_vec = (qv + knot_vec) / np.linalg.norm(qv + knot_vec)  # cosine to q: √((1+0.35)/2) = 0.8216
+    knot = knot_of(memory_of(m, "striped animals"), embedding=list(knot_vec), present=1.0)
+    Goal.objects.create(mind=m, statement="s", motivation=1.0, embedding=list(goal_vec),
+                        embedding_model=get_embedder().name)  # fmt: skip
+    assert resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)["items"] == []
+    assert _ids(resonance_of(mind=m, q=Q, mode="glut", limit=3)) == [knot.pk]
+
+
+# --- the number of statements ------------------------------------------------------------------
+
+
+def _net_of(m, size: int, rng: np.random.Generator) -> None:
+    """`size` knots that all match the query by text, each with edges to its next four."""
+    memories = Memory.objects.bulk_create(
+        [
+            Memory(mind=m, category="fact", key=f"n{i}", content=f"zebra {i}",
+                   content_hash=hashlib.sha256(f"zebra {i}".encode()).hexdigest(), source="agent", speaker="user",
+                   confidence=1.0, salience=0.7)
+            for i in range(size)
+        ]
+    )  # fmt: skip
+    vectors = rng.normal(size=(size, EMBEDDING_DIMENSIONS))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    knots = Knot.objects.bulk_create(
+        [
+            Knot(mind=m, memory=memory, content=memory.content, content_hash=memory.content_hash, category="fact",
+                 observer="user", embedding=list(vectors[i]), embedding_model="test", weight_raw=0.7,
+                 weight_anchor=damp(0.7), source_created_at=memory.created_at)
+            for i, memory in enumerate(memories)
+        ]
+    )  # fmt: skip
+    KnotPresence.objects.bulk_create(
+        [
+            KnotPresence(knot=knot, mind=m, presence_base=1.0 + i % 7, weight_present=1.0 + i % 7,
+                         reinforced_at=knot.created_at, decayed_at=knot.created_at)
+            for i, knot in enumerate(knots)
+        ]
+    )  # fmt: skip
+    MemoryKnot.objects.bulk_create(
+        [MemoryKnot(mind=m, memory_id=k.memory_id, content_hash=k.content_hash, knot=k, kind="origin") for k in knots]
+    )
+    Edge.objects.bulk_create(
+        [
+            Edge(mind=m, source=knot, target=knots[(i + step) % size], weight_raw=step, weight_anchor=step,
+                 layers=["embedding"], layer_count=1)
+            for i, knot in enumerate(knots)
+            for step in (1, 2, 3, 4)
+        ]
+    )  # fmt: skip
+
+
+def _statements(m, *, limit: int) -> list[str]:
+    with CaptureQueriesContext(connection) as captured:
+        result = resonance_of(mind=m, q=Q, mode="glut", limit=limit)
+    assert len(result["items"]) == limit
+    return [q["sql"] for q in captured.captured_queries]
+
+
+def test_the_statements_of_a_resonance_do_not_grow_with_the_net_or_the_results(owner, settings):
+    from minds.services import mind_create
+
+    # The log's own writes (a fixed few per span) are counted by the log's tests.
+    settings.PIPELINE_LOG_ENABLED = False
+    rng = np.random.default_rng(11)
+    small, _ = mind_create(owner=owner.user, name="small")
+    large, _ = mind_create(owner=owner.user, name="large")
+    _net_of(small, 10, rng)
+    _net_of(large, 1000, rng)
+    counts = {(size, limit): len(_statements(m, limit=limit)) for size, m in ((10, small), (1000, large))
+              for limit in (3, 10)}  # fmt: skip
+    # goals; savepoint, plan, anchors, release; three shells (glut); the knots' details = 9.
+    assert counts == {(10, 3): 9, (10, 10): 9, (1000, 3): 9, (1000, 10): 9}
+
+
+def test_a_large_mind_finds_the_same_anchors_through_the_hnsw_index(mind, settings):
+    # Bound 0: every mind counts as large, so the vector half walks the HNSW index (iterative scan).
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    m = mind.mind
+    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, 0.6, axis=1), present=5.0)
+    knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, 0.2, axis=2), present=9.0)
+    close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
+    text = knot_of(memory_of(m, "a zebra, far away"), embedding=_far(4), present=3.0)
+    result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
+    assert _ids(result) == [above.pk, text.pk, close.pk]
+    plan = LogEntry.objects.get(node="synapses.resonance", kind="db_read").content
+    assert plan["vector_plan"] == "hnsw"
