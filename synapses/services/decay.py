@@ -21,12 +21,16 @@ from pipelinelog.services import prune_log
 from pipelinelog.spans import span
 from synapses.config import setting
 from synapses.constants import SECONDS_PER_DAY
+from synapses.models import KnotPresence
 
+# The presence table's name as the model declares it (the span records it too).
+_PRESENCE_TABLE = KnotPresence._meta.db_table
 # Both the new presence and the deactivation come from the same expression; days before
 # reinforced_at (a clock set back) count as 0, so the presence never grows.
-_DECAY_SQL = """
+# The only interpolation is the model's own table name, never input.
+_DECAY_SQL = f"""
 WITH decayed AS (
-    UPDATE synapses_knotpresence
+    UPDATE {_PRESENCE_TABLE}
     SET weight_present = presence_base * exp(-%(rate)s * GREATEST(
             EXTRACT(EPOCH FROM (%(now)s - reinforced_at))::double precision, 0) / %(seconds_per_day)s),
         decayed_at = %(now)s,
@@ -37,7 +41,7 @@ WITH decayed AS (
     RETURNING is_active
 )
 SELECT count(*), count(*) FILTER (WHERE NOT is_active) FROM decayed
-"""
+"""  # noqa: S608
 
 
 @dataclass(frozen=True)
@@ -77,9 +81,7 @@ def knots_decay(
         decayed = deactivated = 0
         try:
             decayed, deactivated = presence_decay(rate=rate, min_weight=min_weight, now=now)
-            sp.db_write(
-                {"table": "synapses_knotpresence", "operation": "update", "rows": decayed, "deactivated": deactivated}
-            )
+            sp.db_write({"table": _PRESENCE_TABLE, "operation": "update", "rows": decayed, "deactivated": deactivated})
         except Exception as error:  # the next step still runs; the error is raised at the end
             sp.error({"step": "decay", "type": type(error).__name__, "message": str(error)[:500]})
             failure = error

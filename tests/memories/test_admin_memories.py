@@ -1,12 +1,23 @@
 """The Django admin curates memories through the same services and rules as the API."""
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.test import Client
+from django.urls import reverse
 
 from memories.embedders import get_embedder
 from memories.models import Memory, MemoryAudit
 
 pytestmark = pytest.mark.django_db
+
+
+def _change_url(memory) -> str:
+    # The admin quotes primary keys in its URLs (a memory id may hold "_2F", which unquoted means "/").
+    return reverse("admin:memories_memory_change", args=[quote(memory.pk)])
+
+
+def _delete_url(memory) -> str:
+    return reverse("admin:memories_memory_delete", args=[quote(memory.pk)])
 
 
 @pytest.fixture
@@ -39,14 +50,14 @@ def _form(memory, **changes) -> dict:
 def test_the_changelist_and_change_page_load(staff, memory):
     _, client = staff
     assert client.get("/admin/memories/memory/").status_code == 200
-    page = client.get(f"/admin/memories/memory/{memory.pk}/change/")
+    page = client.get(_change_url(memory))
     assert page.status_code == 200
     assert b"Berlin" in page.content
 
 
 def test_an_edit_in_the_admin_goes_through_the_update_service(staff, memory):
     user, client = staff
-    response = client.post(f"/admin/memories/memory/{memory.pk}/change/", _form(memory, content="Hamburg"))
+    response = client.post(_change_url(memory), _form(memory, content="Hamburg"))
     assert response.status_code == 302
     memory.refresh_from_db()
     assert (memory.content, memory.source, memory.verified) == ("Hamburg", "user", True)
@@ -57,7 +68,7 @@ def test_an_edit_in_the_admin_goes_through_the_update_service(staff, memory):
 
 def test_the_admin_refuses_what_the_api_refuses(staff, memory):
     _, client = staff
-    response = client.post(f"/admin/memories/memory/{memory.pk}/change/", _form(memory, key="has space"))
+    response = client.post(_change_url(memory), _form(memory, key="has space"))
     assert response.status_code == 200  # the form again, with the error
     assert b"Invalid key" in response.content
     memory.refresh_from_db()
@@ -67,7 +78,7 @@ def test_the_admin_refuses_what_the_api_refuses(staff, memory):
 def test_too_many_tags_are_refused_at_the_tags_box_by_the_memory_rules_and_nothing_changes(staff, memory):
     _, client = staff
     tags = ",".join(f"t{n}" for n in range(21))  # the model has no limit on the count; the rules do
-    response = client.post(f"/admin/memories/memory/{memory.pk}/change/", _form(memory, tags=tags))
+    response = client.post(_change_url(memory), _form(memory, tags=tags))
     assert response.status_code == 200  # the form again, with the error
     assert response.context["adminform"].form.errors == {"tags": ["Ensure this field has no more than 20 elements."]}
     memory.refresh_from_db()
@@ -76,7 +87,7 @@ def test_too_many_tags_are_refused_at_the_tags_box_by_the_memory_rules_and_nothi
 
 def test_deleting_in_the_admin_leaves_only_a_content_free_audit_row(staff, memory):
     _, client = staff
-    client.post(f"/admin/memories/memory/{memory.pk}/delete/", {"post": "yes"})
+    client.post(_delete_url(memory), {"post": "yes"})
     assert not Memory.objects.filter(pk=memory.pk).exists()
     assert MemoryAudit.objects.filter(memory_id=memory.pk, action="deleted").count() == 1
 
