@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 
 from synapses import constants
+from synapses.geometry import EdgeParameters
 
 
 def setting(name: str) -> Any:
@@ -18,3 +19,8 @@ def setting(name: str) -> Any:
     if name not in constants.OVERRIDABLE:
         raise KeyError(f"{name} is not an overridable synapse constant")
     return getattr(settings, f"SYNAPSE_{name}", getattr(constants, name))
+
+
+def edge_parameters() -> EdgeParameters:
+    """The constants of edge formation as the server uses them (the embedding threshold may be tuned)."""
+    return EdgeParameters(embedding_threshold=setting("EMBEDDING_THRESHOLD"))

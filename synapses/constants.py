@@ -104,3 +104,9 @@ OVERRIDABLE: Final = (
 # --- decay -----------------------------------------------------------------------------------------
 # Seconds in a day: decay counts fractional days since reinforced_at (seconds/day).
 SECONDS_PER_DAY: Final = 86_400.0
+
+# --- edges: candidate lists and per-embedder thresholds (docs/synapse-model.md §3, §10) -----------
+# Most knots each of the entity, themes and timeline candidate lists contributes (knots): a magnet
+# most of a mind's knots carry (a conversation's speaker) cannot make one edge formation read the
+# whole mind.
+LAYER_CANDIDATES: Final = 200
