@@ -174,6 +174,8 @@ class MemoryKnot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["mind", "memory", "content_hash"], name="memoryknot_unique_memory_version"),
         ]
+        # /memory/health's last promotion of a mind: the newest link, read from the index's end.
+        indexes = [models.Index(fields=["mind", "-created_at"], name="memoryknot_mind_created_idx")]
 
     def __str__(self) -> str:
         return f"{self.memory_id} → knot {self.knot_id} ({self.kind})"

@@ -5,21 +5,25 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from synapses.services.decay import knots_decay as knots_decay_service
+from synapses.services.promotion import memories_promote as memories_promote_service
 
 
-def memory_promote(memory_id: str) -> None:
-    """Promote one memory into the long-term net.
-
-    Enqueued on commit after every memory write. The promotion itself (knots, edges) arrives
-    with the synapse write path; until then there is nothing to do, and the task exists so the
-    write path already enqueues it and operators see it in the worker's history.
-    """
+def memories_promote(memory_ids: list[str]) -> dict[str, int | str]:
+    """Promote those of `memory_ids` that are pending and mature (enqueued on commit after every
+    memory write, once per transaction); the others wait for the sweep. Its counts."""
+    return memories_promote_service(memory_ids=memory_ids).as_dict()
 
 
-def memories_promote(memory_ids: list[str]) -> None:
-    """Promote a batch of memories (enqueued once per /memory/sync instead of once per memory)."""
-    for memory_id in memory_ids:
-        memory_promote(memory_id)
+def memory_promote(memory_id: str) -> dict[str, int | str]:
+    """One memory (tasks enqueued before batches existed still name this)."""
+    return memories_promote(memory_ids=[memory_id])
+
+
+def promotion_sweep() -> dict[str, int | str]:
+    """Every minute (memoryproject/schedules.py): the longest-waiting pending, mature memories of
+    every mind, at most PROMOTION_BATCH_SIZE. Catches what matured by age, what failed before
+    and tasks that were lost."""
+    return memories_promote_service().as_dict()
 
 
 def knots_decay() -> dict[str, int]:

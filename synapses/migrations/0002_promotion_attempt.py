@@ -1,4 +1,5 @@
-"""Promotion's attempts and parking, and the index that matches entity aliases in one query."""
+"""Promotion's attempts and parking, the index that matches entity aliases in one query, and the
+mind's newest memory links (its last promotion)."""
 
 import django.contrib.postgres.indexes
 import django.db.models.deletion
@@ -63,6 +64,10 @@ class Migration(migrations.Migration):
                     )
                 ],
             },
+        ),
+        migrations.AddIndex(
+            model_name="memoryknot",
+            index=models.Index(fields=["mind", "-created_at"], name="memoryknot_mind_created_idx"),
         ),
         migrations.RunSQL(ALIASES_LOWER_SQL, reverse_sql="DROP FUNCTION synapses_aliases_lower(varchar[])"),
         migrations.AddIndex(

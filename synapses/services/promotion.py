@@ -30,23 +30,23 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from memories.embedders import get_embedder
 from memories.models import Memory, current_filter
-from memories.selectors.search import hnsw_settings
+from memories.selectors.search import VectorPlan, hnsw_settings
 from memories.services.memory import embed_all
 from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
 from synapses.config import setting
-from synapses.constants import MATCH_CANDIDATES
+from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN
 from synapses.geometry import damp, half_reactivation_presence
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
+from synapses.selectors import vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
@@ -197,8 +197,10 @@ SELECT nearest.id, nearest.distance, presence.is_active
          LIMIT %(candidates)s) AS nearest
   JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
 """
-_ORDER_EXACT = "(embedding <=> %(vector)s::vector) + 0"
-_ORDER_HNSW = "embedding <=> %(vector)s::vector"
+_NEAREST_ORDER = {
+    VectorPlan.EXACT: "(embedding <=> %(vector)s::vector) + 0",
+    VectorPlan.HNSW: "embedding <=> %(vector)s::vector",
+}
 
 
 @dataclass(frozen=True)
@@ -206,11 +208,7 @@ class Nearest:
     knot_id: int
     cosine: float
     is_active: bool
-    plan: str  # "exact" or "hnsw"
-
-
-def _vector_text(vector) -> str:
-    return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float32).tolist())) + "]"
+    plan: VectorPlan
 
 
 def nearest_other_knot(*, mind_id: str, memory_id: str, vector) -> Nearest | None:
@@ -221,16 +219,15 @@ def nearest_other_knot(*, mind_id: str, memory_id: str, vector) -> Nearest | Non
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
     with connection.cursor() as cursor:
         cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **hnsw_settings(MATCH_CANDIDATES)})
-        exact = cursor.fetchone()[0] <= bound
+        plan = VectorPlan.EXACT if cursor.fetchone()[0] <= bound else VectorPlan.HNSW
         cursor.execute(
-            _NEAREST_SQL.format(order=_ORDER_EXACT if exact else _ORDER_HNSW),
-            {"vector": _vector_text(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES},
+            _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]),
+            {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES},
         )
         rows = cursor.fetchall()
     if not rows:
         return None
     knot_id, distance, is_active = min(rows, key=lambda row: (row[1], row[0]))
-    plan = "exact" if exact else "hnsw"
     return Nearest(knot_id=knot_id, cosine=1.0 - float(distance), is_active=is_active, plan=plan)
 
 
@@ -524,3 +521,20 @@ def memories_promote(
             summary.stopped = result.error
             break
     return summary
+
+
+# --- health -------------------------------------------------------------------------------------
+
+
+def mind_promotion_health(mind_id: str, now: datetime) -> dict[str, object]:
+    """/memory/health's promotion part: the mind's parked memory versions (of the memories' current
+    content; the newest PARKED_IDS_SHOWN ids) and when its last memory was promoted. Three queries."""
+    parked = PromotionAttempt.objects.filter(
+        mind_id=mind_id, parked_at__isnull=False, memory__content_hash=F("content_hash")
+    ).order_by("-parked_at", "memory_id")
+    last = MemoryKnot.objects.filter(mind_id=mind_id).order_by("-created_at").values_list("created_at", flat=True)
+    return {
+        "parked": parked.count(),
+        "parked_memory_ids": list(parked.values_list("memory_id", flat=True)[:PARKED_IDS_SHOWN]),
+        "last_promotion_at": last.first(),
+    }
