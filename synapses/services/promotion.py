@@ -245,6 +245,8 @@ def _claim(candidate: Candidate, *, now: datetime, now_all: bool) -> Memory | No
     return (
         memories_pending(now=now, now_all=now_all)
         .filter(pk=candidate.memory_id)
+        .defer("search_vector")
+        .order_by()
         .select_for_update(skip_locked=True, of=("self",))
         .first()
     )
