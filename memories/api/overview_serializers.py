@@ -140,7 +140,8 @@ class HealthSerializer(serializers.Serializer):
     worker_alive = serializers.BooleanField()
     parked = serializers.IntegerField(help_text="Memories whose promotion failed too often; sweeps leave them alone.")
     parked_memory_ids = serializers.ListField(
-        child=serializers.CharField(), help_text="The most recently parked of them (capped; `parked` is the full count)."
+        child=serializers.CharField(),
+        help_text="The most recently parked of them (capped; `parked` is the full count).",
     )
     knots = serializers.IntegerField()
     knots_active = serializers.IntegerField()

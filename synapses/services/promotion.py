@@ -43,7 +43,7 @@ from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
 from synapses.config import setting
 from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN
-from synapses.geometry import damp, half_reactivation_presence
+from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.selectors import vector_literal
@@ -362,7 +362,6 @@ def _promote_claimed(memory: Memory, sp: Span, now: datetime) -> PromotionOutcom
                     "weight_anchor": presence.knot.weight_anchor,
                     "presence_before": before,
                     "presence_after": presence.weight_present,
-                    "expected": half_reactivation_presence(presence.knot.weight_anchor, setting("MIN_WEIGHT")),
                 }
             )
             return PromotionOutcome(memory.pk, Outcome.REACTIVATED, knot_id=nearest.knot_id, cosine=nearest.cosine)

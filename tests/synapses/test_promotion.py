@@ -18,6 +18,7 @@ from memories.models import Memory
 from memories.services.memory import embed_all
 from pipelinelog.models import LogEntry
 from synapses import tasks
+from synapses.config import setting
 from synapses.models import Entity, Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.services.decay import knots_decay
 from synapses.services.promotion import memories_promote
@@ -281,7 +282,7 @@ def test_one_span_per_memory_holds_the_magnets_the_match_and_the_outcome(mind):
     decisions = [row.content for row in rows if row.kind == "decision"]
     assert [d["outcome"] for d in decisions] == ["created", "duplicate"]
     assert decisions[0]["cosine"] is None  # an empty net: no nearest knot
-    assert decisions[1]["cosine"] == pytest.approx(1.0) and decisions[1]["threshold"] == 0.82
+    assert decisions[1]["cosine"] == pytest.approx(1.0) and decisions[1]["threshold"] == setting("MATCH_THRESHOLD")
     magnets = [row.content for row in rows if row.kind == "calculation" and row.content.get("step") == "magnets"]
     assert magnets[0]["explicit_names"] == ["Alice"] and magnets[0]["entities_created"] == 1
     edges = [row.content for row in rows if row.kind == "db_write" and row.content.get("table") == "synapses_edge"]
