@@ -110,3 +110,11 @@ SECONDS_PER_DAY: Final = 86_400.0
 # most of a mind's knots carry (a conversation's speaker) cannot make one edge formation read the
 # whole mind.
 LAYER_CANDIDATES: Final = 200
+# Similarity thresholds calibrated for each embedder (cosine), by SYNAPSE_EMBEDDER: the knot-pair
+# cosine distribution of the LoCoMo development split at the percentiles of synapses.calibration
+# (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a
+# SYNAPSE_<NAME> setting overrides either.
+EMBEDDER_THRESHOLDS: Final = {
+    "hashing": {"EMBEDDING_THRESHOLD": 0.55, "MATCH_THRESHOLD": 0.82},
+    "sentence-transformers": {"EMBEDDING_THRESHOLD": 0.55, "MATCH_THRESHOLD": 0.82},
+}

@@ -23,10 +23,10 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
+from django.db import connection, models
 
 from memories.selectors.search import VectorPlan, hnsw_settings
-from synapses.models import Knot, KnotPresence
+from synapses.models import Edge, Knot, KnotPresence
 
 # Calendar days a window must reach beyond `tolerance` units of each precision so that every
 # anchor the timeline layer accepts lies inside it (days per unit, rounded up; the layer itself
@@ -119,6 +119,8 @@ SELECT k.id, k.weight_anchor, k.entities, k.themes, k.event_time, k.event_precis
        1 - (k.embedding <=> %(vector)s::vector)
   FROM {knot} k
  WHERE k.id IN ({lists})
+   AND NOT EXISTS (SELECT 1 FROM {edge} e
+                    WHERE e.mind_id = %(mind_id)s AND e.source_id = %(knot_id)s AND e.target_id = k.id)
  ORDER BY k.id
 """
 
@@ -131,7 +133,7 @@ def edge_candidates(
     tolerances: Mapping[str, float],
     formed_before: bool = False,
 ) -> list[Candidate]:
-    """The active knots of `knot`'s mind that may share a layer with it, each once, by id.
+    """The active knots of `knot`'s mind that may share a layer with it and have no edge from it yet, each once, by id.
 
     `formed_before`: only knots that came before it in the mind's chronology (source_created_at,
     then id) — a rebuild replays the net so, and each pair is seen once, from its later knot.
@@ -162,7 +164,7 @@ def edge_candidates(
         params.update(precision=knot.event_precision, time_from=time_from, time_to=time_to, event_time=knot.event_time)
     union = " UNION ".join(f"({sql})" for sql in lists)
     with connection.cursor() as cursor:
-        cursor.execute(_CANDIDATES_SQL.format(knot=Knot._meta.db_table, lists=union), params)
+        cursor.execute(_CANDIDATES_SQL.format(knot=Knot._meta.db_table, edge=Edge._meta.db_table, lists=union), params)
         rows = cursor.fetchall()
     return [
         Candidate(
@@ -176,3 +178,36 @@ def edge_candidates(
         )
         for row in rows
     ]
+
+
+@dataclass(frozen=True)
+class VectorSample:
+    """Embeddings of some of a mind's knots, for calibration."""
+
+    embedding_model: str  # the model every vector of the sample comes from
+    knots: int  # the mind's knots of that model
+    vectors: np.ndarray  # (sampled, dimensions)
+
+
+def knot_vectors_sample(
+    *, mind_id: str, max_knots: int, rng: np.random.Generator, embedding_model: str | None = None
+) -> VectorSample:
+    """Up to `max_knots` of the mind's knots, drawn uniformly, of one embedding model.
+
+    The model is `embedding_model`, else the one most of the mind's knots have (vectors of two
+    models are not comparable). Two statements: the ids (from an index), the sampled vectors.
+    """
+    from synapses.calibration import sample_indices  # pure; imported here to keep the module's top light
+
+    knots = Knot.objects.filter(mind_id=mind_id)
+    if embedding_model is None:
+        counts = knots.values("embedding_model").annotate(n=models.Count("id")).order_by("-n", "embedding_model")
+        top = counts.first()
+        if top is None:
+            return VectorSample(embedding_model="", knots=0, vectors=np.empty((0, 0)))
+        embedding_model = top["embedding_model"]
+    ids = list(knots.filter(embedding_model=embedding_model).order_by("id").values_list("id", flat=True))
+    chosen = [ids[i] for i in sample_indices(len(ids), max_knots=max_knots, rng=rng)]
+    rows = Knot.objects.filter(pk__in=chosen).order_by("id").values_list("embedding", flat=True)
+    vectors = np.array([np.asarray(row, dtype=np.float64) for row in rows])
+    return VectorSample(embedding_model=embedding_model, knots=len(ids), vectors=vectors)

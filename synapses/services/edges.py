@@ -8,6 +8,7 @@ MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both directions in one bul
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -17,6 +18,19 @@ from synapses.config import edge_parameters, setting
 from synapses.geometry import EdgeParameters, EdgeStrength, KnotFeatures, LayerHit, edge_strength, layers_between
 from synapses.models import Edge, Knot
 from synapses.selectors import Candidate, edge_candidates
+
+# What edge formation reads of a knot (no content, no full-text vector).
+_FORMATION_FIELDS = (
+    "id",
+    "mind_id",
+    "embedding",
+    "entities",
+    "themes",
+    "event_time",
+    "event_precision",
+    "weight_anchor",
+    "source_created_at",
+)
 
 
 @dataclass(frozen=True)
@@ -114,7 +128,9 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
         rows.append(edge_rows(source=knot, target=other, raw=s.raw_ab, anchor=s.anchor_ab, **common))
         rows.append(edge_rows(source=other, target=knot, raw=s.raw_ba, anchor=s.anchor_ba, **common))
     if rows:
-        Edge.objects.bulk_create(rows)
+        # Two formations of neighbouring knots in parallel (both knots committed, neither's edges
+        # yet) may both write their pair: the first one's rows stand.
+        Edge.objects.bulk_create(rows, ignore_conflicts=True)
     layer_counts = Counter(name for pair in written for name in pair.hits)
     return EdgesFormed(
         candidates=len(candidates),
@@ -125,7 +141,9 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
 
 
 def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> EdgesFormed:
-    """Trigger 1: write the edges of a freshly created active knot (it has none yet).
+    """Trigger 1: write the edges of a freshly created active knot.
+
+    Knots it already has an edge to are no candidates, so a second call only adds pairs it lacks.
 
     `params` defaults to the server's (synapses.config.edge_parameters: the embedder's calibrated
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
@@ -134,3 +152,49 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> Edge
     """
     with transaction.atomic():
         return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False)
+
+
+@dataclass(frozen=True)
+class EdgesRebuilt:
+    """What one rebuild of a mind's edges did."""
+
+    knots: int  # active knots replayed, oldest first
+    edges_deleted: int  # Edge rows dropped before
+    pairs_written: int  # pairs written (two rows each)
+    layer_counts: dict[str, int] = field(default_factory=dict)  # per layer: written pairs it fires in
+
+
+def mind_edges_rebuild(
+    *, mind_id: str, params: EdgeParameters | None = None, progress: Callable[[EdgesFormed], None] | None = None
+) -> EdgesRebuilt:
+    """Drop a mind's edges and form them again, replaying its active knots chronologically.
+
+    In source_created_at order (then id), each knot forms edges with the active knots before it,
+    as Trigger 1 did when it was promoted, but with today's anchors, magnets and thresholds (after
+    a re-embedding, a new embedder or new thresholds). One transaction: readers see the old
+    edges until the new ones are complete, and a rebuild that fails leaves the old ones.
+    `progress` is called after each knot.
+    """
+    params = params or edge_parameters()
+    totals: Counter[str] = Counter()
+    knots = pairs = 0
+    with transaction.atomic():
+        deleted, _ = Edge.objects.filter(mind_id=mind_id).delete()
+        replay = (
+            Knot.objects.filter(mind_id=mind_id, presence__is_active=True)
+            .only(*_FORMATION_FIELDS)
+            .order_by("source_created_at", "id")
+        )
+        for knot in replay.iterator(chunk_size=500):
+            formed = _edges_form(knot=knot, params=params, formed_before=True)
+            knots += 1
+            pairs += formed.pairs_written
+            totals.update(formed.layer_counts)
+            if progress is not None:
+                progress(formed)
+    return EdgesRebuilt(
+        knots=knots,
+        edges_deleted=deleted,
+        pairs_written=pairs,
+        layer_counts={name: totals[name] for name in constants.LAYERS if totals[name]},
+    )

@@ -211,3 +211,15 @@ def test_a_large_mind_finds_its_nearest_knots_through_the_hnsw_index_in_as_many_
     assert "+ 0" not in statements[2]  # the HNSW plan orders by the bare distance
     assert formed.pairs_written == 1
     assert edge(new, near).layers == ["embedding"]
+
+
+def test_a_knot_already_joined_to_a_candidate_forms_no_second_pair_with_it(the_mind):
+    first = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(1))
+    second = knot_make(the_mind, anchor=3.0, entities=[7], embedding=axis(2))
+    knot_edges_form(knot=first, params=WORKED)
+
+    again = knot_edges_form(knot=first, params=WORKED)
+    from_second = knot_edges_form(knot=second, params=WORKED)
+
+    assert again.candidates == from_second.candidates == 0
+    assert set(Edge.objects.values_list("source_id", "target_id")) == {(first.pk, second.pk), (second.pk, first.pk)}
