@@ -90,7 +90,7 @@ def _knot_rows(mind_id: str, represent_time: TimeFormatter) -> Iterator[dict]:
                 }
             )
         for knot in chunk:
-            presence = knot.presence
+            presence = getattr(knot, "presence", None)  # every knot has one; a missing one must not break the stream
             yield {
                 "id": knot.pk,
                 "memory_id": knot.memory_id,
@@ -118,7 +118,9 @@ def _knot_rows(mind_id: str, represent_time: TimeFormatter) -> Iterator[dict]:
                     "reinforced_at": represent_time(presence.reinforced_at),
                     "decayed_at": represent_time(presence.decayed_at),
                     "is_active": presence.is_active,
-                },
+                }
+                if presence
+                else None,
                 "links": links.get(knot.pk, []),
             }
 
@@ -228,9 +230,50 @@ def _vector_check(problems: _Problems, section: str, index: int, value, *, nulla
         problems.add(section, index, "embedding", f"A list of {EMBEDDING_DIMENSIONS} finite numbers.")
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_id(value) -> bool:
+    """Ids of the file are what our export writes: integers (knots, entities) or strings (memories)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _json_type_problem(model_field, value) -> str | None:
+    """What is wrong with the JSON type of `value` for the model field, before Django converts it
+    (Django's conversions would take a dict for a text, or fail on an integer for a time)."""
+    if value is None:
+        return None if model_field.null else "This field may not be null."
+    kind = model_field.get_internal_type()
+    expected = {
+        "CharField": (str, "a string"),
+        "TextField": (str, "a string"),
+        "DateTimeField": (str, "an ISO 8601 time"),
+        "BooleanField": (bool, "true or false"),
+        "JSONField": (dict, "a JSON object"),
+        "ArrayField": (list, "a list"),
+    }.get(kind)
+    if expected and not isinstance(value, expected[0]):
+        return f"Give {expected[1]}."
+    if kind in ("FloatField", "PositiveIntegerField", "PositiveSmallIntegerField") and not _is_number(value):
+        return "Give a number."
+    strings = kind == "ArrayField" and model_field.base_field.get_internal_type() == "CharField"
+    if strings and not all(isinstance(item, str) for item in value):
+        return "Give a list of strings."
+    return None
+
+
 def _model_row(problems: _Problems, section: str, index: int, model, values: dict, *, exclude, prefix: str = ""):
     """The model instance of one row with its fields converted and checked by the model itself
     (types, choices, lengths, blank), or None when any is wrong."""
+    wrong = {}
+    for name, value in values.items():
+        model_field = model._meta.get_field(name)
+        if model_field.name not in exclude and (problem := _json_type_problem(model_field, value)):
+            wrong[name] = [problem]
+    if wrong:
+        problems.add_all(section, index, wrong, prefix)
+        return None
     instance = model(**values)
     try:
         instance.clean_fields(exclude=exclude)
@@ -250,6 +293,9 @@ def _ids(problems: _Problems, section: str, index: int, name: str, values, known
     if not isinstance(values, list):
         problems.add(section, index, name, "A list of ids of this file's rows.")
         return []
+    if not all(_is_id(value) for value in values):
+        problems.add(section, index, name, "A list of ids of this file's rows.")
+        return []
     missing = [value for value in values if value not in known]
     if missing:
         problems.add(section, index, name, f"No row of this file has the id {missing[0]!r}.")
@@ -264,23 +310,36 @@ class _Parsed:
     goals: list[Goal] = field(default_factory=list)
 
 
+def _file_id_ok(problems: _Problems, section: str, index: int, row: dict, seen: dict) -> bool:
+    """The row's `id`, by which other rows of the file name it: there, an id, and its own."""
+    if not _is_id(row.get("id")):
+        problems.add(section, index, "id", "This field is required (an integer or string): other rows name it by it.")
+        return False
+    if row["id"] in seen:
+        problems.add(section, index, "id", f"{section}.{seen[row['id']]} has the same id.")
+        return False
+    seen[row["id"]] = index
+    return True
+
+
 def _read_entities(problems: _Problems, rows: list, mind_id: str) -> list[tuple[Any, Entity]]:
     read = []
+    seen: dict = {}
+    names: dict[str, int] = {}  # lower-cased name → index of the row that has it
     for index, row in enumerate(rows):
         if not _shape(problems, "entities", index, row, _ENTITY_FIELDS, extra=("id",)):
             continue
-        if "id" not in row:
-            problems.add("entities", index, "id", "This field is required: knots and edges name entities by it.")
+        if not _file_id_ok(problems, "entities", index, row, seen):
             continue
         values = {name: row[name] for name in _ENTITY_FIELDS if name in row}
         entity = _model_row(problems, "entities", index, Entity, {"mind_id": mind_id, **values}, exclude=["mind"])
-        if entity is not None:
-            read.append((row["id"], entity))
-    names = {}
-    for index, (_, entity) in enumerate(read):
+        if entity is None:
+            continue
         if entity.name.lower() in names:
             problems.add("entities", index, "name", f"entities.{names[entity.name.lower()]} has the same name.")
+            continue
         names[entity.name.lower()] = index
+        read.append((row["id"], entity))
     return read
 
 
@@ -288,11 +347,11 @@ def _read_knots(
     problems: _Problems, rows: list, mind_id: str, memory_ids: Mapping[str, str], entity_ids: Mapping
 ) -> list[tuple[Any, Knot, KnotPresence, list[MemoryKnot]]]:
     read = []
+    seen: dict = {}
     for index, row in enumerate(rows):
         if not _shape(problems, "knots", index, row, _KNOT_FIELDS, extra=("id", "presence", "links")):
             continue
-        if "id" not in row:
-            problems.add("knots", index, "id", "This field is required: edges name knots by it.")
+        if not _file_id_ok(problems, "knots", index, row, seen):
             continue
         memory_id = memory_ids.get(row["memory_id"]) if isinstance(row["memory_id"], str) else None
         if memory_id is None:
@@ -308,12 +367,14 @@ def _read_knots(
         if "presence" not in row:
             problems.add("knots", index, "presence", "This field is required.")
         elif _shape(problems, "knots", index, row["presence"], _PRESENCE_FIELDS, prefix="presence."):
+            values = {**row["presence"], "mind_id": mind_id}
             presence = _model_row(
-                problems, "knots", index, KnotPresence, dict(row["presence"]), exclude=["knot", "mind"],
-                prefix="presence.",
-            )  # fmt: skip
+                problems, "knots", index, KnotPresence, values, exclude=["knot", "mind"], prefix="presence."
+            )
         links = []
-        for position, link_row in enumerate(row.get("links") or []):
+        if not isinstance(row.get("links", []), list):
+            problems.add("knots", index, "links", "A list of the memory links of the knot.")
+        for position, link_row in enumerate(row.get("links") if isinstance(row.get("links"), list) else []):
             prefix = f"links.{position}."
             if not _shape(problems, "knots", index, link_row, _LINK_FIELDS, prefix=prefix):
                 continue
@@ -338,11 +399,12 @@ def _read_edges(problems: _Problems, rows: list, mind_id: str, knot_file_ids: se
         if not _shape(problems, "edges", index, row, _EDGE_FIELDS, extra=("id",)):
             continue
         for end in ("source", "target"):
-            if row[end] not in knot_file_ids:
+            if not _is_id(row[end]) or row[end] not in knot_file_ids:
                 problems.add("edges", index, end, "No knot of this file has this id.")
-        if row["source"] == row["target"]:
+        if _is_id(row["source"]) and row["source"] == row["target"]:
             problems.add("edges", index, "target", "An edge joins two different knots.")
-        if not isinstance(row["layers"], list) or not row["layers"] or not set(row["layers"]) <= set(LAYERS):
+        layers = row["layers"]
+        if not (isinstance(layers, list) and layers and all(isinstance(x, str) and x in LAYERS for x in layers)):
             problems.add("edges", index, "layers", f"A non-empty list of the layers {', '.join(LAYERS)}.")
         shared = _ids(problems, "edges", index, "shared_entities", row.get("shared_entities", []), entity_ids)
         values = {name: row[name] for name in _EDGE_FIELDS if name in row and name not in ("source", "target")}
@@ -386,7 +448,8 @@ def _read(sections: Mapping[str, Any], mind_id: str, memory_ids: Mapping[str, st
     parsed.entities = _read_entities(problems, rows["entities"], mind_id)
     entity_file_ids = {file_id: file_id for file_id, _ in parsed.entities}
     parsed.knots = _read_knots(problems, rows["knots"], mind_id, memory_ids, entity_file_ids)
-    knot_file_ids = {row.get("id") for row in rows["knots"] if isinstance(row, dict)}
+    # Every id a knot row gives, valid row or not: an edge is not wrong for its knot's mistake.
+    knot_file_ids = {row["id"] for row in rows["knots"] if isinstance(row, dict) and _is_id(row.get("id"))}
     parsed.edges = _read_edges(problems, rows["edges"], mind_id, knot_file_ids, entity_file_ids)
     parsed.goals = _read_goals(problems, rows["goals"], mind_id)
     problems.raise_any()
@@ -407,8 +470,15 @@ def _entities_write(mind_id: str, read: list[tuple[Any, Entity]]) -> tuple[dict,
         .values_list("lower", "pk")
     }
     new = [entity for _, entity in read if entity.name.lower() not in stored]
-    Entity.objects.bulk_create(new)
-    stored.update({entity.name.lower(): entity.pk for entity in new})
+    if new:
+        # A promotion may create one of these names meanwhile: it wins, and the ids are read back.
+        Entity.objects.bulk_create(new, ignore_conflicts=True)
+        stored = dict(
+            Entity.objects.filter(mind_id=mind_id)
+            .annotate(lower=Lower("name"))
+            .filter(lower__in=names)
+            .values_list("lower", "pk")
+        )
     mapping = {file_id: stored[entity.name.lower()] for file_id, entity in read}
     return mapping, ImportedSection(created=len(new), skipped=len(read) - len(new))
 
@@ -446,7 +516,7 @@ def _knots_write(mind_id: str, read: list, entity_ids: Mapping) -> tuple[dict, I
         )
     )
     new_links = [link for version, link in links.items() if version not in linked]
-    MemoryKnot.objects.bulk_create(new_links)
+    MemoryKnot.objects.bulk_create(new_links, ignore_conflicts=True)  # a promotion may link one meanwhile
     return mapping, knots_done, ImportedSection(created=len(new_links), skipped=len(links) - len(new_links))
 
 
@@ -474,7 +544,7 @@ def _edges_write(mind_id: str, read: list, knot_ids: Mapping, entity_ids: Mappin
     else:
         stored = set()
     new = [edge for pair, edge in edges.items() if pair not in stored]
-    Edge.objects.bulk_create(new)
+    Edge.objects.bulk_create(new, ignore_conflicts=True)  # a promotion may form one meanwhile
     return ImportedSection(created=len(new), skipped=len(read) - len(new))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django.core.validators import RegexValidator
+from django.db.models.manager import BaseManager
 from rest_framework import serializers
 
 from memories.emotions import emotion_canonical, known_emotion_labels
@@ -111,7 +112,7 @@ class MemoryListSerializer(serializers.ListSerializer):
     Items may be search hits, which carry their memory as `.memory`."""
 
     def to_representation(self, data):
-        items = list(data.all() if hasattr(data, "all") else data)
+        items = list(data.all() if isinstance(data, BaseManager) else data)
         memories_knot_ids_attach(getattr(item, "memory", item) for item in items)
         return super().to_representation(items)
 
