@@ -25,13 +25,14 @@ fault: the run stops, counts nothing, and the memories stay pending.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
@@ -50,6 +51,8 @@ from synapses.selectors import vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
+
+logger = logging.getLogger(__name__)
 
 # The unique constraints that say "this memory version is promoted already" when an insert hits them.
 _PROMOTED_ALREADY = frozenset({"knot_unique_memory_version", "memoryknot_unique_memory_version"})
@@ -427,7 +430,10 @@ def _failure_record(candidate: Candidate, error: str, now: datetime) -> tuple[in
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(_ATTEMPT_SQL, params)
             attempts, parked = cursor.fetchone()
-    except IntegrityError:  # the memory was deleted meanwhile: nothing left to count
+    except DatabaseError:
+        # The memory was deleted meanwhile (nothing left to count), or the database failed again:
+        # the failure stays uncounted and the memory pending, and the batch goes on.
+        logger.warning("promotion failure of memory %s not counted", candidate.memory_id, exc_info=True)
         return 0, False
     return attempts, parked
 
