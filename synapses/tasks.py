@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django_q.tasks import async_task
+
+from synapses.config import setting
 from synapses.services.decay import knots_decay as knots_decay_service
 from synapses.services.promotion import memories_promote as memories_promote_service
+
+# This module's own path, by which a task hands the rest of a long list to another task.
+_PROMOTE_TASK = "synapses.tasks.memories_promote"
 
 
 def memories_promote(memory_ids: list[str]) -> dict[str, int | str]:
     """Promote those of `memory_ids` that are pending and mature (enqueued on commit after every
-    memory write, once per transaction); the others wait for the sweep. Its counts."""
-    return memories_promote_service(memory_ids=memory_ids).as_dict()
+    memory write, once per transaction); the others wait for the sweep. Its counts.
+
+    A list longer than PROMOTION_BATCH_SIZE (an import, a large sync) is cut: the rest goes to a
+    new task first, which another worker can take at once, so no task outgrows the worker's
+    timeout and two workers share a long list.
+    """
+    batch = setting("PROMOTION_BATCH_SIZE")
+    head, rest = list(memory_ids[:batch]), list(memory_ids[batch:])
+    if rest:
+        async_task(_PROMOTE_TASK, rest)
+    return {**memories_promote_service(memory_ids=head).as_dict(), "handed_on": len(rest)}
 
 
 def memory_promote(memory_id: str) -> dict[str, int | str]:

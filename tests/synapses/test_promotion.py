@@ -319,6 +319,18 @@ def test_the_task_promotes_the_ids_it_is_given_and_the_sweep_the_rest(mind):
     assert _promoted(third) is not None
 
 
+def test_a_long_list_of_ids_is_cut_and_the_rest_handed_to_a_new_task_first(mind, settings, monkeypatch):
+    settings.SYNAPSE_PROMOTION_BATCH_SIZE = 2
+    contents = [ALICE, BOB, "Seven violins were tuned before the evening concert."]
+    memories = [memory_stored(mind.mind, key=f"m{n}", content=content) for n, content in enumerate(contents)]
+    enqueued = []
+    monkeypatch.setattr(tasks, "async_task", lambda path, ids: enqueued.append((path, ids)))
+    counts = tasks.memories_promote([memory.pk for memory in memories])
+    assert (counts["selected"], counts["created"], counts["handed_on"]) == (2, 2, 1)
+    assert enqueued == [("synapses.tasks.memories_promote", [memories[2].pk])]
+    assert tasks.memories_promote(*enqueued[0][1:])["created"] == 1
+
+
 def test_syncing_the_schedules_makes_a_sweep_every_minute(db):
     call_command("sync_schedules")
     sweep = Schedule.objects.get(name="synapse:promotion-sweep")
