@@ -20,8 +20,9 @@ from pipelinelog.models import LogEntry
 from synapses import tasks
 from synapses.config import setting
 from synapses.models import Entity, Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
+from synapses.services import promotion
 from synapses.services.decay import knots_decay
-from synapses.services.promotion import memories_promote
+from synapses.services.promotion import Outcome, candidates_select, memories_promote
 from tests.synapses.promotion_rows import knot_of, memory_stored
 
 pytestmark = pytest.mark.django_db
@@ -86,6 +87,18 @@ def test_a_promoted_version_is_not_taken_again(mind):
     again = memories_promote(memory_ids=[memory.pk])
     assert (again.selected, again.not_pending) == (0, 1)
     assert Knot.objects.count() == 1
+
+
+def test_a_claim_that_raced_a_commit_ends_in_the_unique_constraint_and_counts_as_skipped(mind, monkeypatch):
+    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    (candidate,) = candidates_select(now=timezone.now(), memory_ids=[memory.pk])
+    memories_promote(memory_ids=[memory.pk])
+    # As if the claim's snapshot predated the other worker's commit: the row is taken although linked.
+    monkeypatch.setattr(promotion, "_claim", lambda candidate, **_: Memory.objects.get(pk=candidate.memory_id))
+    result = promotion.memory_promote(candidate)
+    assert result.outcome == Outcome.SKIPPED
+    assert Knot.objects.count() == 1 and MemoryKnot.objects.count() == 1
+    assert not PromotionAttempt.objects.exists()
 
 
 # --- creating a knot -------------------------------------------------------------------------------
