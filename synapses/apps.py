@@ -10,6 +10,7 @@ class SynapsesConfig(AppConfig):
         from synapses import receivers  # noqa: F401 — connects the signal receivers
         from synapses.api.resonance_views import recall_resonance_section
         from synapses.portability import NET_SECTIONS, net_export_sections, net_import_sections
+        from synapses.services.promotion import mind_promotion_health
         from synapses.stats import memory_knot_ids, mind_net_health, mind_net_stats, net_service_counts
 
         # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").
@@ -26,3 +27,5 @@ class SynapsesConfig(AppConfig):
                 recall_section=recall_resonance_section,
             )
         )
+        # /memory/health's promotion part (parked versions, the last promotion), merged after the counts.
+        answer_contributor_register(AnswerContributor(name="synapses.promotion", mind_health=mind_promotion_health))

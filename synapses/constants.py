@@ -76,6 +76,27 @@ USAGE_ANSWER_CHARS: Final = 1200
 # Most knot ids one report accepts (ids): an answer offers a handful; more is a client's mistake.
 USAGE_MAX_KNOT_IDS: Final = 100
 
+# --- promotion (§4) --------------------------------------------------------------------------------
+# Salience at or above which a memory is mature at once (0..1, the memory's salience scale).
+PROMOTION_SALIENCE: Final = 0.85
+# Time without a write after which any memory is mature (seconds): 10 minutes to settle.
+PROMOTION_AGE: Final = 600
+# Failed promotions of one memory version before it is parked and shown in /memory/health (attempts).
+PROMOTION_MAX_ATTEMPTS: Final = 3
+# Cosine at or above which a new memory is the same as the nearest knot of another memory (cosine).
+# The original's value for its model; each embedder's calibrated value replaces it (§10).
+MATCH_THRESHOLD: Final = 0.82
+# Pending memories one sweep (the minute schedule, one batch of `manage.py promote`) selects (memories).
+PROMOTION_BATCH_SIZE: Final = 1000
+# Nearest knots the match test fetches before it picks the closest itself (knots): the HNSW scan of a
+# large mind returns rows in relaxed order, so the first row alone might not be the nearest.
+MATCH_CANDIDATES: Final = 10
+# Longest entity name or alias, in words, found in a memory's content (words): the content's word
+# n-grams up to this length are what one query matches against the mind's names.
+ENTITY_NAME_MAX_WORDS: Final = 4
+# Parked memory ids /memory/health lists at most (memories); the count is always complete.
+PARKED_IDS_SHOWN: Final = 20
+
 # The constants settings may override, each as SYNAPSE_<NAME> (see synapses/config.py).
 OVERRIDABLE: Final = (
     "REINFORCEMENT_BOOST",
@@ -86,6 +107,11 @@ OVERRIDABLE: Final = (
     "MAX_EDGE_PAIRS_PER_KNOT",
     "USAGE_THRESHOLD",
     "USAGE_MAX_PER_TURN",
+    "PROMOTION_SALIENCE",
+    "PROMOTION_AGE",
+    "PROMOTION_MAX_ATTEMPTS",
+    "MATCH_THRESHOLD",
+    "PROMOTION_BATCH_SIZE",
 )
 
 # --- decay -----------------------------------------------------------------------------------------

@@ -139,6 +139,11 @@ class HealthSerializer(serializers.Serializer):
     last_promotion_at = serializers.DateTimeField(allow_null=True)
     last_decay_at = serializers.DateTimeField(allow_null=True)
     worker_alive = serializers.BooleanField()
+    parked = serializers.IntegerField(help_text="Memories whose promotion failed too often; sweeps leave them alone.")
+    parked_memory_ids = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The most recently parked of them (capped; `parked` is the full count).",
+    )
     knots = serializers.IntegerField()
     knots_active = serializers.IntegerField()
     edges = serializers.IntegerField(help_text="Edge rows; each connection is written both ways (two rows).")

@@ -93,7 +93,7 @@ def test_a_human_must_name_the_mind_for_stats(owner, mind):
 
 
 def test_health_counts_pending_promotions_and_the_age_of_the_oldest(mixed):
-    memory_promote_by_hand(Memory.objects.get(mind=mixed.mind, key="name"))
+    promoted = memory_promote_by_hand(Memory.objects.get(mind=mixed.mind, key="name"))
     Memory.objects.filter(mind=mixed.mind, key="city").update(updated_at=ago(hours=1))
     Memory.objects.filter(mind=mixed.mind, key="tool_note").update(updated_at=ago(minutes=10))
     body = mixed.agent.get("/memory/health").json()
@@ -102,7 +102,8 @@ def test_health_counts_pending_promotions_and_the_age_of_the_oldest(mixed):
     # name is promoted and old is expired: city and tool_note wait, city for an hour.
     assert body["pending_promotion"] == 2
     assert 3600 <= body["oldest_pending_age_seconds"] < 3660
-    assert (body["last_promotion_at"], body["last_decay_at"]) == (None, None)
+    link_time = promoted.memory_links.get().created_at.isoformat().replace("+00:00", "Z")
+    assert (body["last_promotion_at"], body["last_decay_at"]) == (link_time, None)
     assert body["worker_alive"] is False  # no worker runs during tests
 
 
