@@ -79,11 +79,13 @@ class UsageReport:
 
 def _candidates(mind_id: str, knot_ids: Sequence[int], vector) -> tuple[list[Nearness], list[int], list[int]]:
     """Nearness of every offered active knot (nearest first), the ids not found, the inactive ones. One query."""
-    rows = list(
+    # Sorted here, not by ORDER BY distance: that ordering lets PostgreSQL walk the HNSW index,
+    # which returns only its ef_search nearest rows and would lose offered knots beyond them.
+    rows = sorted(
         Knot.objects.filter(mind_id=mind_id, pk__in=knot_ids)
         .annotate(distance=CosineDistance("embedding", vector))
-        .order_by("distance", "pk")
-        .values_list("pk", "presence__is_active", "distance")
+        .values_list("pk", "presence__is_active", "distance"),
+        key=lambda row: (row[2], row[0]),
     )
     found = {pk for pk, _, _ in rows}
     inactive = sorted(pk for pk, is_active, _ in rows if not is_active)

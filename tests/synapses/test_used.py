@@ -222,3 +222,26 @@ def test_a_reader_may_not_report_usage(reader, mind):
 def test_an_outsider_naming_the_mind_gets_404_even_with_a_bad_body(outsider, mind):
     response = outsider.client.post(f"/synapses/used?mind={mind.mind.pk}", {"answer": 5}, format="json")
     assert response.status_code == 404
+
+
+def test_every_offered_knot_is_checked_even_when_the_planner_walks_the_vector_index(mind):
+    # Ordering the offered knots by distance in SQL let PostgreSQL answer from the HNSW index,
+    # which yields only its ef_search nearest knots of the whole table: offered knots farther
+    # away went missing as "not found". The plan is forced here to the index the full suite hit.
+    from django.db import connection, transaction
+
+    answer = "Anna loves dark chocolate from Zurich"
+    embed = get_embedder().embed
+    near = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=embed([answer])[0].tolist())
+    nearer_than_far = [
+        knot_make(mind.mind, anchor=damp_reference(0.5), embedding=embed([f"{answer} and {n}"])[0].tolist())
+        for n in range(40)
+    ]
+    far = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=embed(["tax forms"])[0].tolist())
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("SET LOCAL hnsw.ef_search = 10")
+        report = knots_used_reinforce(mind_id=mind.mind.pk, answer=answer, knot_ids=[near.pk, far.pk])
+    assert len(nearer_than_far) == 40  # more knots nearer the answer than `far` than ef_search keeps
+    assert (report.offered, report.checked, report.not_found) == (2, 2, [])
