@@ -30,6 +30,8 @@ SUBCOMMANDS = {
     "locomo-fulltext": "bench.locomo_fulltext",
     "locomo": "bench.locomo.cli",
     "load": "bench.load",
+    "decay": "bench.decay",
+    "promotion": "bench.promotion",
 }
 
 
