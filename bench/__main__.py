@@ -32,6 +32,7 @@ SUBCOMMANDS = {
     "load": "bench.load",
     "decay": "bench.decay",
     "promotion": "bench.promotion",
+    "suite": "bench.suite",
 }
 
 

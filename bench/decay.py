@@ -41,7 +41,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--distinct", type=int, default=DEFAULT_DISTINCT, help="knots of their own content")
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="days decayed, each service + bare")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--edge-pairs", type=int, default=1, help="edge pairs per knot (the decay ignores them)")
+    parser.add_argument("--edge-pairs", type=int, default=0, help="edge pairs per knot (the decay ignores them)")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/*.json")
     parser.add_argument("--database", default=DECAY_DATABASE, help="the throw-away database's name")
     args = parser.parse_args(argv)

@@ -12,9 +12,9 @@ What one build writes, all in one mind (so the promotion, resonance and decay be
   the hashing embedder's vector, a weight from the memory's salience (`damp`), a creation time
   spread over the last two years, and for 70 % an event time within three years before it at a
   precision from minute to year (day the most common). A net larger than `distinct` repeats the
-  base knots server-side as further versions of the same memories (another `content_hash`,
-  the same content and vector): for the decay bench at 1,000,000, whose cost is the presence
-  table alone.
+  base knots server-side as further versions of the same memories (another `content_hash`, the
+  same vector, an empty content, so no text is indexed twice): for the decay bench at
+  1,000,000, whose cost is the presence table alone.
 - **presence** (`KnotPresence`): presence_base = the anchor, decayed by the days since a
   reinforcement within the last year; a tenth of the knots faded long before (reinforced so long
   ago that their presence is below MIN_WEIGHT) and are inactive.
@@ -241,7 +241,7 @@ def net_build(
             f"""INSERT INTO {knot_table} (mind_id, memory_id, content, content_hash, category, observer, emotion,
                     arousal, attributes, embedding, embedding_model, themes, entities, event_time,
                     event_precision, weight_raw, weight_anchor, activation_count, created_at, source_created_at)
-                SELECT m.mind_id, m.id, m.content,
+                SELECT m.mind_id, m.id, CASE WHEN v.version = 0 THEN m.content ELSE '' END,
                        CASE WHEN v.version = 0 THEN m.content_hash
                             ELSE md5(m.content_hash || v.version::text) || md5(v.version::text || m.id) END,
                        m.category, m.speaker, '', NULL, '{{}}'::jsonb, e.embedding, %(model)s, m.tags, b.entities,
