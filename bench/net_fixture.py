@@ -32,12 +32,14 @@ again after loading; the foreign-key triggers are off during the load (`session_
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -145,8 +147,10 @@ def net_build(
     from psycopg.types import TypeInfo
 
     from memories.embedders import get_embedder
+    from memories.keys import content_hash_of
     from memories.models import Memory, Source
     from memories.services.memory import memory_build
+    from memoryproject.public_ids import new_memory_id
     from minds.services import mind_create, user_register
     from synapses.config import setting
     from synapses.constants import LAYER_ENTITY, LAYER_THEMES
@@ -189,26 +193,35 @@ def net_build(
             " entities bigint[], event_time timestamptz, event_precision varchar(8), weight_raw float8,"
             " weight_anchor float8, created_at timestamptz, reinforced_at timestamptz) ON COMMIT DROP"
         )
+
+        @functools.cache
+        def templates(category: str, priority: str) -> dict:
+            # Building a model instance per row cost ~1 ms of Python under load; one per
+            # (category, priority) gives every default the store would give.
+            memory = memory_build(
+                mind=mind, fields={"category": category, "content": "-", "priority": priority}, key="-",
+                source=Source.AGENT, speaker=None, turn_id="", created_at=now, updated_at=now,
+            )  # fmt: skip
+            return {f.attname: getattr(memory, f.attname) for f in memory_fields}
+
         with cursor.copy(f"COPY {Memory._meta.db_table} ({memory_columns}) FROM STDIN") as copy:
             base_rows = []
             for n, spec in enumerate(specs):
                 created = now - timedelta(seconds=rng.uniform(0, CREATED_SPREAD_DAYS * 86_400))
-                memory = memory_build(
-                    mind=mind,
-                    fields={"category": spec.category, "content": spec.content, "tags": spec.tags,
-                            "priority": spec.priority},
-                    key=spec.key, source=Source.AGENT, speaker=None, turn_id="", created_at=created,
-                    updated_at=created,
-                )  # fmt: skip
-                memory.promoted_at = created
-                memory.changed_at = created
+                # What memory_build makes of this category and priority, with the row's own values.
+                values = dict(templates(spec.category, spec.priority))
+                values.update(id=new_memory_id(), key=spec.key, content=spec.content, tags=spec.tags,
+                              content_hash=content_hash_of(spec.content), created_at=created, updated_at=created,
+                              changed_at=created, promoted_at=created)  # fmt: skip
                 entities = _entities_in(spec.content, entity_ids)
                 knot_entities.append(entities)
-                memory.entities = [name for name in ENTITY_NAMES if entity_ids[name] in entities]
+                values["entities"] = [name for name in ENTITY_NAMES if entity_ids[name] in entities]
                 if rng.random() < EVENT_TIME_SHARE:
-                    memory.event_precision = _precision_pick(rng)
-                    memory.event_time = created - timedelta(seconds=rng.uniform(0, EVENT_SPREAD_DAYS * 86_400))
-                copy.write_row([_copy_text(getattr(memory, f.attname)) for f in memory_fields])
+                    values["event_precision"] = _precision_pick(rng)
+                    values["event_time"] = created - timedelta(seconds=rng.uniform(0, EVENT_SPREAD_DAYS * 86_400))
+                copy.write_row([_copy_text(values[f.attname]) for f in memory_fields])
+                memory = SimpleNamespace(pk=values["id"], salience=values["salience"], event_time=values["event_time"],
+                                         event_precision=values["event_precision"])  # fmt: skip
                 anchor = damp(memory.salience)
                 days = rng.uniform(0, REINFORCED_SPREAD_DAYS)
                 if rng.random() < FADED_SHARE:  # presence_base · e^(−rate·days) < MIN_WEIGHT
@@ -235,7 +248,8 @@ def net_build(
                 copy.write_row((n, vectors[n]))
         clock = _timer(steps, "knot rows and vectors (COPY)", clock)
 
-        # Knot n of the net: base knot n % distinct, version n // distinct of its memory.
+        # Every base knot once per version (version 0: the memory's own content). No ORDER BY: sorting
+        # rows that carry a vector spilled to disk; the edges below look each knot's base up instead.
         knot_table, presence_table = Knot._meta.db_table, KnotPresence._meta.db_table
         cursor.execute(
             f"""INSERT INTO {knot_table} (mind_id, memory_id, content, content_hash, category, observer, emotion,
@@ -249,8 +263,7 @@ def net_build(
                   FROM generate_series(0, %(versions)s - 1) AS v(version)
                   JOIN bench_net_base b ON b.n < %(knots)s - v.version * %(distinct)s
                   JOIN bench_net_vectors e ON e.n = b.n
-                  JOIN {Memory._meta.db_table} m ON m.id = b.memory_id
-                 ORDER BY v.version, b.n""",  # noqa: S608 — table names are ours, values are parameters
+                  JOIN {Memory._meta.db_table} m ON m.id = b.memory_id""",  # noqa: S608 — table names are ours, values are parameters
             {"model": embedder.name, "versions": -(-knots // distinct), "knots": knots, "distinct": distinct},
         )
         cursor.execute(
