@@ -132,10 +132,10 @@ def minds_load(sizes: list[int], *, seed: int) -> Loaded:
     from django.db import connection
     from django.utils import timezone
 
-    from bench.filtered_search import BUILD_MAINTENANCE_WORK_MEM, EMBED_BATCH, INDEXES_BUILT_AFTER_LOADING, _copy_value
+    from bench.filtered_search import BUILD_MAINTENANCE_WORK_MEM, EMBED_BATCH, INDEXES_BUILT_AFTER_LOADING
+    from bench.fixture import MemoryRows
     from memories.embedders import get_embedder
-    from memories.models import Memory, Source
-    from memories.services.memory import memory_build
+    from memories.models import Memory
     from minds.services import mind_create, user_register
 
     clock = time.perf_counter()
@@ -150,32 +150,28 @@ def minds_load(sizes: list[int], *, seed: int) -> Loaded:
         for name in definitions:
             cursor.execute(f"DROP INDEX {name}")
     embedder = get_embedder()
-    fields = [field for field in Memory._meta.concrete_fields if not field.generated]
     total = sum(sizes)
     ids: list[str] = []
     vectors = np.zeros((total, embedder.dimensions), dtype=np.float32)
     minds = []
     now = timezone.now()
-    columns = ", ".join(field.column for field in fields)
     for index, size in enumerate(sizes):
         mind, issued = mind_create(owner=owner, name=f"{size} memories")
+        memory_rows = MemoryRows(mind, now=now)
         first = len(ids)
         specs = memory_specs(size, seed=seed + index)
-        with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({memory_rows.columns}) FROM STDIN") as copy:
             for start in range(0, size, EMBED_BATCH):
                 batch = specs[start : start + EMBED_BATCH]
                 embedded = embedder.embed([spec.content for spec in batch])
                 vectors[first + start : first + start + len(batch)] = embedded
                 for spec, vector in zip(batch, embedded, strict=True):
-                    memory = memory_build(
-                        mind=mind,
-                        fields={"category": spec.category, "content": spec.content, "tags": spec.tags,
-                                "priority": spec.priority},
-                        key=spec.key, source=Source.AGENT, speaker=None, turn_id="", created_at=now, updated_at=now,
-                    )  # fmt: skip
-                    memory.embedding, memory.embedding_model = vector, embedder.name
-                    ids.append(memory.pk)
-                    copy.write_row([_copy_value(getattr(memory, field.attname)) for field in fields])
+                    # What an agent's POST /memory would store, with the store's defaults.
+                    values = memory_rows.values(
+                        spec, created_at=now, updated_at=now, embedding=vector, embedding_model=embedder.name
+                    )
+                    ids.append(values["id"])
+                    copy.write_row(memory_rows.row(values))
         minds.append(BenchMind(size, mind.pk, issued.plaintext, np.arange(first, first + size)))
     with connection.cursor() as cursor:
         cursor.execute(f"SET maintenance_work_mem = '{BUILD_MAINTENANCE_WORK_MEM}'")

@@ -32,7 +32,6 @@ again after loading; the foreign-key triggers are off during the load (`session_
 
 from __future__ import annotations
 
-import functools
 import math
 import random
 import re
@@ -44,6 +43,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from bench.corpus import PEOPLE, PLACES, PROJECTS, SURNAMES, TOOLS, memory_specs
+from bench.fixture import MemoryRows
 
 # The names a knot can carry as entities: the corpus's proper nouns (months and weekdays are times).
 ENTITY_NAMES = (*PEOPLE, *SURNAMES, *PLACES, *PROJECTS, *TOOLS)
@@ -147,10 +147,7 @@ def net_build(
     from psycopg.types import TypeInfo
 
     from memories.embedders import get_embedder
-    from memories.keys import content_hash_of
-    from memories.models import Memory, Source
-    from memories.services.memory import memory_build
-    from memoryproject.public_ids import new_memory_id
+    from memories.models import Memory
     from minds.services import mind_create, user_register
     from synapses.config import setting
     from synapses.constants import LAYER_ENTITY, LAYER_THEMES
@@ -177,8 +174,7 @@ def net_build(
     ).astype(np.float32)  # fmt: skip
     clock = _timer(steps, "embedding", clock)
 
-    memory_fields = [f for f in Memory._meta.concrete_fields if not f.generated]
-    memory_columns = ", ".join(f.column for f in memory_fields)
+    memory_rows = MemoryRows(mind, now=now)
     min_weight = setting("MIN_WEIGHT")
     rate = setting("DECAY_RATE")
     knot_entities: list[list[int]] = []
@@ -194,32 +190,20 @@ def net_build(
             " weight_anchor float8, created_at timestamptz, reinforced_at timestamptz) ON COMMIT DROP"
         )
 
-        @functools.cache
-        def templates(category: str, priority: str) -> dict:
-            # Building a model instance per row cost ~1 ms of Python under load; one per
-            # (category, priority) gives every default the store would give.
-            memory = memory_build(
-                mind=mind, fields={"category": category, "content": "-", "priority": priority}, key="-",
-                source=Source.AGENT, speaker=None, turn_id="", created_at=now, updated_at=now,
-            )  # fmt: skip
-            return {f.attname: getattr(memory, f.attname) for f in memory_fields}
-
-        with cursor.copy(f"COPY {Memory._meta.db_table} ({memory_columns}) FROM STDIN") as copy:
+        with cursor.copy(f"COPY {Memory._meta.db_table} ({memory_rows.columns}) FROM STDIN") as copy:
             base_rows = []
             for n, spec in enumerate(specs):
                 created = now - timedelta(seconds=rng.uniform(0, CREATED_SPREAD_DAYS * 86_400))
-                # What memory_build makes of this category and priority, with the row's own values.
-                values = dict(templates(spec.category, spec.priority))
-                values.update(id=new_memory_id(), key=spec.key, content=spec.content, tags=spec.tags,
-                              content_hash=content_hash_of(spec.content), created_at=created, updated_at=created,
-                              changed_at=created, promoted_at=created)  # fmt: skip
+                values = memory_rows.values(
+                    spec, created_at=created, updated_at=created, changed_at=created, promoted_at=created
+                )
                 entities = _entities_in(spec.content, entity_ids)
                 knot_entities.append(entities)
                 values["entities"] = [name for name in ENTITY_NAMES if entity_ids[name] in entities]
                 if rng.random() < EVENT_TIME_SHARE:
                     values["event_precision"] = _precision_pick(rng)
                     values["event_time"] = created - timedelta(seconds=rng.uniform(0, EVENT_SPREAD_DAYS * 86_400))
-                copy.write_row([_copy_text(values[f.attname]) for f in memory_fields])
+                copy.write_row(memory_rows.row(values))
                 memory = SimpleNamespace(pk=values["id"], salience=values["salience"], event_time=values["event_time"],
                                          event_precision=values["event_precision"])  # fmt: skip
                 anchor = damp(memory.salience)
