@@ -26,6 +26,8 @@ class ScheduleSpec:
 
 
 SCHEDULES: list[ScheduleSpec] = [
+    # Pending, mature memories become knots: what matured by age, failed before or lost its task (Schedule.MINUTES).
+    ScheduleSpec(name="promotion-sweep", func="synapses.tasks.promotion_sweep", schedule_type="I", minutes=1),
     # The net's presence decays, then pipeline-log rows older than LOG_RETENTION_DAYS go (Schedule.DAILY).
     ScheduleSpec(name="synapses-decay", func="synapses.tasks.knots_decay", schedule_type="D"),
     # Idempotency-Key records older than 24 h are forgotten (Schedule.DAILY).

@@ -6,4 +6,24 @@ class SynapsesConfig(AppConfig):
     name = "synapses"
 
     def ready(self) -> None:
+        from memoryproject.contributions import AnswerContributor, answer_contributor_register
         from synapses import receivers  # noqa: F401 — connects the signal receivers
+        from synapses.portability import NET_SECTIONS, net_export_sections, net_import_sections
+        from synapses.services.promotion import mind_promotion_health
+        from synapses.stats import memory_knot_ids, mind_net_health, mind_net_stats, net_service_counts
+
+        # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").
+        answer_contributor_register(
+            AnswerContributor(
+                name="synapses",
+                service_counts=net_service_counts,
+                mind_stats=mind_net_stats,
+                mind_health=mind_net_health,
+                memory_knot_ids=memory_knot_ids,
+                export_sections=net_export_sections,
+                section_names=NET_SECTIONS,
+                import_sections=net_import_sections,
+            )
+        )
+        # /memory/health's promotion part (parked versions, the last promotion), merged after the counts.
+        answer_contributor_register(AnswerContributor(name="synapses.promotion", mind_health=mind_promotion_health))

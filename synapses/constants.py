@@ -65,6 +65,27 @@ EMBEDDING_CANDIDATES: Final = 200
 # Most edge pairs (A→B and B→A count as one) written for one new knot (pairs).
 MAX_EDGE_PAIRS_PER_KNOT: Final = 50
 
+# --- promotion (§4) --------------------------------------------------------------------------------
+# Salience at or above which a memory is mature at once (0..1, the memory's salience scale).
+PROMOTION_SALIENCE: Final = 0.85
+# Time without a write after which any memory is mature (seconds): 10 minutes to settle.
+PROMOTION_AGE: Final = 600
+# Failed promotions of one memory version before it is parked and shown in /memory/health (attempts).
+PROMOTION_MAX_ATTEMPTS: Final = 3
+# Cosine at or above which a new memory is the same as the nearest knot of another memory (cosine).
+# The original's value for its model; each embedder's calibrated value replaces it (§10).
+MATCH_THRESHOLD: Final = 0.82
+# Pending memories one sweep (the minute schedule, one batch of `manage.py promote`) selects (memories).
+PROMOTION_BATCH_SIZE: Final = 1000
+# Nearest knots the match test fetches before it picks the closest itself (knots): the HNSW scan of a
+# large mind returns rows in relaxed order, so the first row alone might not be the nearest.
+MATCH_CANDIDATES: Final = 10
+# Longest entity name or alias, in words, found in a memory's content (words): the content's word
+# n-grams up to this length are what one query matches against the mind's names.
+ENTITY_NAME_MAX_WORDS: Final = 4
+# Parked memory ids /memory/health lists at most (memories); the count is always complete.
+PARKED_IDS_SHOWN: Final = 20
+
 # The constants settings may override, each as SYNAPSE_<NAME> (see synapses/config.py).
 OVERRIDABLE: Final = (
     "REINFORCEMENT_BOOST",
@@ -73,8 +94,27 @@ OVERRIDABLE: Final = (
     "EMBEDDING_THRESHOLD",
     "EMBEDDING_CANDIDATES",
     "MAX_EDGE_PAIRS_PER_KNOT",
+    "PROMOTION_SALIENCE",
+    "PROMOTION_AGE",
+    "PROMOTION_MAX_ATTEMPTS",
+    "MATCH_THRESHOLD",
+    "PROMOTION_BATCH_SIZE",
 )
 
 # --- decay -----------------------------------------------------------------------------------------
 # Seconds in a day: decay counts fractional days since reinforced_at (seconds/day).
 SECONDS_PER_DAY: Final = 86_400.0
+
+# --- edges: candidate lists and per-embedder thresholds (docs/synapse-model.md §3, §10) -----------
+# Most knots each of the entity, themes and timeline candidate lists contributes (knots): a magnet
+# most of a mind's knots carry (a conversation's speaker) cannot make one edge formation read the
+# whole mind.
+LAYER_CANDIDATES: Final = 200
+# Similarity thresholds calibrated for each embedder (cosine), by SYNAPSE_EMBEDDER: the knot-pair
+# cosine distribution of the LoCoMo development split at the percentiles of synapses.calibration
+# (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a
+# SYNAPSE_<NAME> setting overrides either.
+EMBEDDER_THRESHOLDS: Final = {
+    "hashing": {"EMBEDDING_THRESHOLD": 0.55, "MATCH_THRESHOLD": 0.82},
+    "sentence-transformers": {"EMBEDDING_THRESHOLD": 0.55, "MATCH_THRESHOLD": 0.82},
+}

@@ -20,6 +20,14 @@ from memories.models import EMBEDDING_DIMENSIONS, Category, EventPrecision, Memo
 from minds.models import Mind
 
 
+class AliasesLower(models.Func):
+    """`synapses_aliases_lower(aliases)`: the aliases lower-cased, an immutable SQL function
+    (migration 0002), so an expression index can hold it."""
+
+    function = "synapses_aliases_lower"
+    output_field = ArrayField(models.TextField())
+
+
 class Entity(models.Model):
     """Someone or something a mind's knots mention: the magnet of the entity layer."""
 
@@ -34,6 +42,12 @@ class Entity(models.Model):
             # "Anna" and "anna" are one entity of a mind (a functional unique index).
             models.UniqueConstraint(F("mind"), Lower("name"), name="entity_unique_mind_lower_name"),
             models.UniqueConstraint(fields=["mind", "id"], name="entity_unique_mind_id"),
+        ]
+        indexes = [
+            # Finds the entities one of whose aliases, lower-cased, is among a content's words
+            # (`synapses_aliases_lower(aliases) && …`), so promotion's name matching costs the same whatever
+            # the number of entities. The immutable SQL function comes with migration 0002.
+            GinIndex(AliasesLower(F("aliases")), name="entity_aliases_lower_gin"),
         ]
 
     def __str__(self) -> str:
@@ -160,6 +174,8 @@ class MemoryKnot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["mind", "memory", "content_hash"], name="memoryknot_unique_memory_version"),
         ]
+        # /memory/health's last promotion of a mind: the newest link, read from the index's end.
+        indexes = [models.Index(fields=["mind", "-created_at"], name="memoryknot_mind_created_idx")]
 
     def __str__(self) -> str:
         return f"{self.memory_id} → knot {self.knot_id} ({self.kind})"
@@ -220,3 +236,43 @@ class Goal(models.Model):
 
     def __str__(self) -> str:
         return self.statement[:60]
+
+
+class PromotionAttempt(models.Model):
+    """The failed promotions of one memory version, and whether it is parked.
+
+    Written only when a promotion fails (a worker killed mid-run counts nothing: its transaction
+    is rolled back and the memory is simply pending again). After PROMOTION_MAX_ATTEMPTS
+    failures the version is parked: the sweeps leave it alone and /memory/health shows it. A new
+    content hash starts afresh; deleting the memory deletes its rows.
+    """
+
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="+", db_index=False)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # The content_hash of the version that failed.
+    content_hash = models.CharField(max_length=64)
+    # Failed promotions of this version so far (attempts).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # What the last failure said: the exception's type and message, cut.
+    last_error = models.TextField(blank=True, default="")
+    # When the version was given up on (null: it is retried by the next sweep).
+    parked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["mind", "memory", "content_hash"], name="promotionattempt_unique_memory_version"
+            ),
+        ]
+        indexes = [
+            # /memory/health: the mind's parked versions, without reading the ones still retried.
+            models.Index(
+                fields=["mind", "-parked_at"], name="promotionattempt_parked_idx", condition=Q(parked_at__isnull=False)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        state = "parked" if self.parked_at else "retrying"
+        return f"{self.memory_id}: {self.attempts} failed ({state})"

@@ -4,22 +4,41 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django_q.tasks import async_task
+
+from synapses.config import setting
 from synapses.services.decay import knots_decay as knots_decay_service
+from synapses.services.promotion import memories_promote as memories_promote_service
+
+# This module's own path, by which a task hands the rest of a long list to another task.
+_PROMOTE_TASK = "synapses.tasks.memories_promote"
 
 
-def memory_promote(memory_id: str) -> None:
-    """Promote one memory into the long-term net.
+def memories_promote(memory_ids: list[str]) -> dict[str, int | str]:
+    """Promote those of `memory_ids` that are pending and mature (enqueued on commit after every
+    memory write, once per transaction); the others wait for the sweep. Its counts.
 
-    Enqueued on commit after every memory write. The promotion itself (knots, edges) arrives
-    with the synapse write path; until then there is nothing to do, and the task exists so the
-    write path already enqueues it and operators see it in the worker's history.
+    A list longer than PROMOTION_BATCH_SIZE (an import, a large sync) is cut: the rest goes to a
+    new task first, which another worker can take at once, so no task outgrows the worker's
+    timeout and two workers share a long list.
     """
+    batch = setting("PROMOTION_BATCH_SIZE")
+    head, rest = list(memory_ids[:batch]), list(memory_ids[batch:])
+    if rest:
+        async_task(_PROMOTE_TASK, rest)
+    return {**memories_promote_service(memory_ids=head).as_dict(), "handed_on": len(rest)}
 
 
-def memories_promote(memory_ids: list[str]) -> None:
-    """Promote a batch of memories (enqueued once per /memory/sync instead of once per memory)."""
-    for memory_id in memory_ids:
-        memory_promote(memory_id)
+def memory_promote(memory_id: str) -> dict[str, int | str]:
+    """One memory (tasks enqueued before batches existed still name this)."""
+    return memories_promote(memory_ids=[memory_id])
+
+
+def promotion_sweep() -> dict[str, int | str]:
+    """Every minute (memoryproject/schedules.py): the longest-waiting pending, mature memories of
+    every mind, at most PROMOTION_BATCH_SIZE. Catches what matured by age, what failed before
+    and tasks that were lost."""
+    return memories_promote_service().as_dict()
 
 
 def knots_decay() -> dict[str, int]:

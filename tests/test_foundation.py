@@ -54,7 +54,7 @@ def test_a_nul_in_the_x_mind_header_answers_404(owner):
 def test_health_counts_users_minds_and_memories(api, mind):
     mind.agent.post("/memory", {"category": "fact", "content": "x"}, format="json")
     stats = api.get("/health").json()["stats"]
-    assert stats == {"users": 1, "minds": 1, "memories": 1}
+    assert stats == {"users": 1, "minds": 1, "memories": 1, "knots": 0, "knots_active": 0, "edges": 0}
 
 
 def test_health_counts_are_refreshed_at_most_once_a_minute(api, mind):

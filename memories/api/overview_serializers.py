@@ -118,6 +118,16 @@ class StatsSerializer(serializers.Serializer):
     by_category = serializers.DictField(child=serializers.IntegerField())
     by_source = serializers.DictField(child=serializers.IntegerField())
     by_priority = serializers.DictField(child=serializers.IntegerField())
+    # The long-term net of the mind (added by the net's app, docs/architecture.md).
+    knots = serializers.IntegerField(help_text="Knots of the mind, active or not.")
+    knots_active = serializers.IntegerField()
+    knots_inactive = serializers.IntegerField(help_text="Faded below the minimum presence.")
+    knots_superseded = serializers.IntegerField(help_text="Knots of a memory whose content changed since.")
+    presence_mean = serializers.FloatField(allow_null=True, help_text="Mean presence of the active knots.")
+    edges = serializers.IntegerField(help_text="Edge rows; each connection is written both ways (two rows).")
+    entities = serializers.IntegerField()
+    goals = serializers.IntegerField()
+    goals_active = serializers.IntegerField()
 
 
 class HealthSerializer(serializers.Serializer):
@@ -128,6 +138,14 @@ class HealthSerializer(serializers.Serializer):
     last_promotion_at = serializers.DateTimeField(allow_null=True)
     last_decay_at = serializers.DateTimeField(allow_null=True)
     worker_alive = serializers.BooleanField()
+    parked = serializers.IntegerField(help_text="Memories whose promotion failed too often; sweeps leave them alone.")
+    parked_memory_ids = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The most recently parked of them (capped; `parked` is the full count).",
+    )
+    knots = serializers.IntegerField()
+    knots_active = serializers.IntegerField()
+    edges = serializers.IntegerField(help_text="Edge rows; each connection is written both ways (two rows).")
 
 
 class TagsQuerySerializer(serializers.Serializer):
@@ -381,6 +399,11 @@ class ImportItemResultSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["created", "updated", "skipped"])
 
 
+class ImportedSectionSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    skipped = serializers.IntegerField(help_text="Already in the mind (an earlier import of the same rows).")
+
+
 class ImportResultSerializer(serializers.Serializer):
     created = serializers.IntegerField()
     updated = serializers.IntegerField()
@@ -389,3 +412,9 @@ class ImportResultSerializer(serializers.Serializer):
         help_text="Memories a Mind Key imported that claimed source user or verified: stored as agent, unverified."
     )
     results = ImportItemResultSerializer(many=True)
+    # The net's rows of the file (docs/export-format.md); `links` are the knots' memory links.
+    knots = ImportedSectionSerializer()
+    links = ImportedSectionSerializer()
+    edges = ImportedSectionSerializer()
+    entities = ImportedSectionSerializer()
+    goals = ImportedSectionSerializer()

@@ -25,6 +25,7 @@ from memories.api.overview_serializers import (
     TimelineQuerySerializer,
     TimelineSerializer,
 )
+from memories.selectors.knots import memories_knot_ids_attach
 from memories.selectors.memory import memory_get_for
 from memories.selectors.overview import (
     memories_contradicting,
@@ -119,7 +120,10 @@ class ContradictionsView(APIView):
         """Pairs of recently written memories on the same subject that say different things."""
         mind, _ = mind_from_request(request, need=Access.READ)
         params = query_params(ContradictionsQuerySerializer, request)
-        return Response(ContradictionsSerializer(memories_contradicting(mind=mind, **params)).data)
+        found = memories_contradicting(mind=mind, **params)
+        # The pairs' knot ids in one query, not two per pair.
+        memories_knot_ids_attach(memory for pair in found["contradictions"] for memory in (pair.newer, pair.older))
+        return Response(ContradictionsSerializer(found).data)
 
 
 class CompactView(APIView):

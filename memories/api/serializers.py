@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django.core.validators import RegexValidator
+from django.db.models.manager import BaseManager
 from rest_framework import serializers
 
 from memories.emotions import emotion_canonical, known_emotion_labels
@@ -20,6 +21,7 @@ from memories.limits import (
     MAX_TAGS,
 )
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
+from memories.selectors.knots import memories_knot_ids_attach
 from memoryproject.api.fields import (
     DurationParamField,
     FlexibleTimeField,
@@ -105,8 +107,21 @@ class MemoryInputSerializer(serializers.Serializer):
         return attributes
 
 
+class MemoryListSerializer(serializers.ListSerializer):
+    """A page of memory objects: their `knot_id`s in one query for the page, not one per memory.
+    Items may be search hits, which carry their memory as `.memory`."""
+
+    def to_representation(self, data):
+        items = list(data.all() if isinstance(data, BaseManager) else data)
+        memories_knot_ids_attach(getattr(item, "memory", item) for item in items)
+        return super().to_representation(items)
+
+
 class MemorySerializer(serializers.Serializer):
     """The memory object as every endpoint returns it."""
+
+    class Meta:
+        list_serializer_class = MemoryListSerializer
 
     id = serializers.CharField()
     mind_id = serializers.CharField()
@@ -140,8 +155,9 @@ class MemorySerializer(serializers.Serializer):
         return memory.verified_by.email if memory.verified_by_id else None
 
     def get_knot_id(self, memory) -> int | None:
-        """The knot holding this content, once the synapse model promoted it."""
-        return getattr(memory, "knot_id", None)
+        """The knot holding this content, once the synapse model promoted it (null while pending)."""
+        memories_knot_ids_attach([memory])
+        return memory.knot_id
 
     def to_representation(self, memory):
         data = super().to_representation(memory)

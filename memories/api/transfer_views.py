@@ -15,9 +15,13 @@ from memories.api.serializers import MemorySerializer
 from memories.services.transfer import mind_export_csv, mind_export_json, mind_import
 from memoryproject.api.negotiation import LenientNegotiationMixin
 from memoryproject.api.params import query_params
+from memoryproject.contributions import ImportedSection, contributed_section_names
 from minds.access import Access, caller_of
 from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_turn_id_or_blank
+
+# The net's counts in the import's answer (ImportResultSerializer): its sections and the links.
+IMPORT_NET_COUNTS = ("knots", "links", "edges", "entities", "goals")
 
 
 class ExportView(LenientNegotiationMixin, APIView):
@@ -51,15 +55,19 @@ class ExportView(LenientNegotiationMixin, APIView):
 class ImportView(APIView):
     @extend_schema(request=ImportRequestSerializer, responses={200: ImportResultSerializer})
     def post(self, request):
-        """Import the json export format; idempotent (matched by category and key)."""
+        """Import the json export format, memories and the net; idempotent (importing twice changes nothing)."""
         mind, _ = mind_from_request(request, need=Access.WRITE)
         serializer = ImportRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         result = mind_import(
             mind=mind,
-            items=serializer.validated_data["memories"],
+            items=data["memories"],
             caller=caller_of(request.user),
             turn_id=current_turn_id_or_blank(),
+            # The file's memory ids, by which its knots name their memories (valid items are objects).
+            source_ids=[item.get("id") for item in request.data["memories"]],
+            net_sections={name: data[name] for name in contributed_section_names() if name in data},
         )
         body = {
             "created": result.count("created"),
@@ -67,5 +75,6 @@ class ImportView(APIView):
             "skipped": result.count("skipped"),
             "downgraded": result.downgraded,
             "results": result.outcomes,
+            **{name: result.net.get(name, ImportedSection()) for name in IMPORT_NET_COUNTS},
         }
         return Response(ImportResultSerializer(body).data)

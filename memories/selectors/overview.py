@@ -19,6 +19,7 @@ from memories.selectors.memory import memories_of
 from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
 from memories.taggraph import tag_graph
+from memoryproject.contributions import contributed_mind_health, contributed_mind_stats
 from memoryproject.timeinput import time_before
 from minds.models import Mind
 
@@ -48,6 +49,8 @@ def mind_stats(*, mind: Mind, now: datetime | None = None) -> dict:
         "verified": counts["verified"],
         "unverified": counts["total"] - counts["verified"],
         **{f"by_{field}": {value: counts[f"{field}__{value}"] for value in values} for field, values in groups.items()},
+        # The long-term net's counts (knots, edges, entities, goals), from the net's app.
+        **contributed_mind_stats(mind.pk),
     }
 
 
@@ -74,6 +77,8 @@ def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
         "last_promotion_at": None,
         "last_decay_at": None,
         "worker_alive": worker_alive(),
+        # The net's part (pending counted from its links, knots, edges), from the net's app.
+        **contributed_mind_health(mind.pk, now),
     }
 
 

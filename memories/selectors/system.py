@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from memories.models import Memory
+from memoryproject.contributions import contributed_service_counts
 from minds.models import Mind
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ def _service_counts() -> dict[str, int]:
         "users": get_user_model().objects.count(),
         "minds": Mind.objects.count(),
         "memories": Memory.objects.count(),
+        # The long-term net's counts (knots, active knots, edges), from the net's app.
+        **contributed_service_counts(),
     }
 
 

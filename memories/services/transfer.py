@@ -2,15 +2,17 @@
 
 Export streams: a mind of any size leaves in chunks, never all rows in memory at once. Import
 takes the json export format, at most IMPORT_MAX_MEMORIES memories a call, validated up front
-(memories.api.overview_serializers.ImportRequestSerializer), written in one transaction.
+(memories.api.overview_serializers.ImportRequestSerializer), written in one transaction. The
+long-term net's sections (knots, edges, entities, goals) are written and read by the net's app
+through `memoryproject.contributions`; this module never imports it.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -19,6 +21,7 @@ from django.utils import timezone
 
 from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import AuditAction, Memory, MemoryAudit, Source, Speaker
+from memories.selectors.knots import memories_knot_ids_attach
 from memories.selectors.memory import memories_of
 from memories.services.memory import (
     CLEAN_EXCLUDE,
@@ -30,6 +33,12 @@ from memories.services.memory import (
     embed_all,
     memories_for_write,
     memory_build,
+)
+from memoryproject.contributions import (
+    ImportedSection,
+    contributed_export_sections,
+    contributed_import,
+    contributed_section_names,
 )
 from memoryproject.domain import Conflict, ValidationFailed, validation_error_fields
 from minds.access import Caller
@@ -60,13 +69,34 @@ def _export_rows(mind: Mind) -> Iterator[Memory]:
     return memories_of(mind.pk).order_by("created_at", "pk").iterator(chunk_size=EXPORT_CHUNK_ROWS)
 
 
+def _export_chunks(mind: Mind) -> Iterator[list[Memory]]:
+    """The rows EXPORT_CHUNK_ROWS at a time, each chunk's `knot_id`s looked up in one query."""
+    chunk: list[Memory] = []
+    for memory in _export_rows(mind):
+        chunk.append(memory)
+        if len(chunk) == EXPORT_CHUNK_ROWS:
+            memories_knot_ids_attach(chunk)
+            yield chunk
+            chunk = []
+    if chunk:
+        memories_knot_ids_attach(chunk)
+        yield chunk
+
+
+def _json_list(rows: Iterable[dict]) -> Iterator[str]:
+    yield "["
+    for position, row in enumerate(rows):
+        yield ("," if position else "") + "\n" + json.dumps(row, ensure_ascii=False)
+    yield "\n]"
+
+
 def mind_export_json(
     *, mind: Mind, represent: Callable[[Memory], dict], represent_time: Callable[[datetime], str]
 ) -> Iterator[str]:
     """The mind as one JSON document, in pieces: `format_version`, `exported_at`, `mind`,
-    `memories` (`represent(memory)` of each, oldest first), and `knots`, `edges`, `entities`,
-    `goals` (empty lists until the synapse model exists). Times are written by `represent_time`,
-    the API's format for them."""
+    `memories` (`represent(memory)` of each, oldest first), then the long-term net's sections
+    (`knots`, `edges`, `entities`, `goals`), which the net's app streams through
+    `memoryproject.contributions`. Times are written by `represent_time`, the API's format."""
     head = {
         "format_version": EXPORT_FORMAT_VERSION,
         "exported_at": represent_time(timezone.now()),
@@ -77,10 +107,15 @@ def mind_export_json(
             "created_at": represent_time(mind.created_at),
         },
     }
-    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
-    for position, memory in enumerate(_export_rows(mind)):
-        yield ("," if position else "") + "\n" + json.dumps(represent(memory), ensure_ascii=False)
-    yield '\n], "knots": [], "edges": [], "entities": [], "goals": []}\n'
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": '
+    yield from _json_list(represent(memory) for chunk in _export_chunks(mind) for memory in chunk)
+    written = set()
+    for name, rows in contributed_export_sections(mind.pk, represent_time):
+        written.add(name)
+        yield f", {json.dumps(name)}: "
+        yield from _json_list(rows)
+    # Every section the import reads is in the file, even one whose rows nobody streamed.
+    yield "".join(f", {json.dumps(name)}: []" for name in contributed_section_names() if name not in written) + "}\n"
 
 
 class _Echo:
@@ -107,9 +142,10 @@ def mind_export_csv(*, mind: Mind, represent: Callable[[Memory], dict]) -> Itera
     RFC 4180 quoting (csv module)."""
     writer = csv.writer(_Echo(), lineterminator="\r\n")
     yield writer.writerow(CSV_COLUMNS)
-    for memory in _export_rows(mind):
-        data = represent(memory)
-        yield writer.writerow([_csv_cell(name, data[name]) for name in CSV_COLUMNS])
+    for chunk in _export_chunks(mind):
+        for memory in chunk:
+            data = represent(memory)
+            yield writer.writerow([_csv_cell(name, data[name]) for name in CSV_COLUMNS])
 
 
 # --- import -----------------------------------------------------------------------------------
@@ -126,6 +162,8 @@ class ImportOutcome:
 class ImportResult:
     outcomes: list[ImportOutcome]
     downgraded: int  # memories a Mind Key imported that claimed a human's source or verification
+    # What became of the net's sections of the file (`knots`, `links`, `edges`, …), by name.
+    net: dict[str, ImportedSection] = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(outcome.status == status for outcome in self.outcomes)
@@ -197,8 +235,20 @@ def _replace(stored: Memory, incoming: Memory, changed: list[str]) -> None:
 
 
 @transaction.atomic
-def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str = "") -> ImportResult:
+def mind_import(
+    *,
+    mind: Mind,
+    items: list[dict],
+    caller: Caller,
+    turn_id: str = "",
+    source_ids: Sequence[str | None] = (),
+    net_sections: Mapping[str, object] | None = None,
+) -> ImportResult:
     """POST /mind/import: `items` are `{"fields", "times"}` from ImportRequestSerializer.
+
+    `source_ids` are the file's ids of the items (in their order), `net_sections` the file's
+    knots, edges, entities and goals: the net's app reads them after the memories, naming the
+    memories by those ids (`mind_net_import`).
 
     Matches by (category, key). A memory the mind does not have is created with the file's
     times; one with the same content is skipped; one with different content is replaced by the
@@ -263,7 +313,8 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
     oldest_first = sorted(written, key=lambda memory: (memory.created_at, memory.pk))
     memories_changed(event=MemoryEvent.IMPORTED, mind_id=mind.pk, memory_ids=[memory.pk for memory in oldest_first])
     downgraded = sum(_claims_authority(item["fields"], item["times"]) for item in items) if caller.is_agent else 0
-    result = ImportResult(outcomes=outcomes, downgraded=downgraded)
+    net = mind_net_import(mind=mind, sections=net_sections or {}, memory_ids=imported_ids(source_ids, outcomes))
+    result = ImportResult(outcomes=outcomes, downgraded=downgraded, net=net)
     current_span().db_write(
         {
             "table": "memories_memory",
@@ -274,3 +325,24 @@ def mind_import(*, mind: Mind, items: list[dict], caller: Caller, turn_id: str =
         }
     )
     return result
+
+
+def imported_ids(source_ids: Sequence[str | None], outcomes: Sequence[ImportOutcome]) -> dict[str, str]:
+    """The file's memory id → the id the memory has in the mind (created, updated or skipped)."""
+    return {
+        source_id: outcome.id
+        for source_id, outcome in zip(source_ids, outcomes, strict=False)
+        if isinstance(source_id, str) and source_id
+    }
+
+
+def mind_net_import(
+    *, mind: Mind, sections: Mapping[str, object], memory_ids: Mapping[str, str]
+) -> dict[str, ImportedSection]:
+    """The long-term net's sections of an export file into the mind, by the net's app
+    (`memoryproject.contributions`), in one transaction; `memory_ids` maps the file's memory ids
+    to the mind's. No statement at all when every section is empty. Idempotent."""
+    if not any(sections.get(name) for name in contributed_section_names()):
+        return contributed_import(mind.pk, {}, memory_ids)
+    with transaction.atomic():
+        return contributed_import(mind.pk, sections, memory_ids)

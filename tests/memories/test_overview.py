@@ -10,6 +10,7 @@ from django.utils import timezone
 from memories.models import Memory
 from memories.selectors import overview
 from tests.memories.insights_support import agent_caller, human_caller, remember
+from tests.synapses.net_rows import memory_promote_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +51,10 @@ def test_stats_count_every_stored_memory_and_the_expired_ones_apart(mixed):
         "by_category": {**ALL_ZERO_CATEGORIES, "identity": 1, "fact": 2, "note": 1},
         "by_source": {"user": 1, "agent": 2, "tool": 1, "system": 0},
         "by_priority": {"low": 1, "normal": 1, "high": 1, "critical": 1},
+        # The long-term net's counts (tests/synapses/test_net_counts.py fills them).
+        **dict.fromkeys(("knots", "knots_active", "knots_inactive", "knots_superseded"), 0),
+        **dict.fromkeys(("edges", "entities", "goals", "goals_active"), 0),
+        "presence_mean": None,
     }
 
 
@@ -88,7 +93,7 @@ def test_a_human_must_name_the_mind_for_stats(owner, mind):
 
 
 def test_health_counts_pending_promotions_and_the_age_of_the_oldest(mixed):
-    Memory.objects.filter(mind=mixed.mind, key="name").update(promoted_at=timezone.now())
+    promoted = memory_promote_by_hand(Memory.objects.get(mind=mixed.mind, key="name"))
     Memory.objects.filter(mind=mixed.mind, key="city").update(updated_at=ago(hours=1))
     Memory.objects.filter(mind=mixed.mind, key="tool_note").update(updated_at=ago(minutes=10))
     body = mixed.agent.get("/memory/health").json()
@@ -97,7 +102,8 @@ def test_health_counts_pending_promotions_and_the_age_of_the_oldest(mixed):
     # name is promoted and old is expired: city and tool_note wait, city for an hour.
     assert body["pending_promotion"] == 2
     assert 3600 <= body["oldest_pending_age_seconds"] < 3660
-    assert (body["last_promotion_at"], body["last_decay_at"]) == (None, None)
+    link_time = promoted.memory_links.get().created_at.isoformat().replace("+00:00", "Z")
+    assert (body["last_promotion_at"], body["last_decay_at"]) == (link_time, None)
     assert body["worker_alive"] is False  # no worker runs during tests
 
 

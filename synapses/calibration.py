@@ -1,0 +1,123 @@
+"""Thresholds from a cosine distribution (docs/synapse-model.md §10). Pure: numpy, no Django.
+
+    pair_cosines(vectors, max_knots, rng)   the knot-to-knot cosines: every pair, or every pair of a sample
+    percentiles(cosines)                    the distribution at PERCENTILES
+    thresholds_suggest(cosines)             each threshold at the percentile that reproduces its derivation
+
+Every similarity threshold of the model is a point in the tail of "how similar are two
+unrelated memories" in one embedder's space, so each is re-read from the same distribution at
+the percentile where the original's value sat in its own (THRESHOLD_PERCENTILES).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# The percentiles a calibration prints (percent).
+PERCENTILES: tuple[float, ...] = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99)
+# Knots whose pairs are all compared (knots): 2,000 give 1,999,000 pairs, a 32 MB matrix; a larger
+# mind is sampled down to this many, uniformly, and all pairs of the sample are compared.
+MAX_CALIBRATION_KNOTS = 2_000
+# Rows of the pair matrix computed at once (rows): bounds the working memory to ~16 MB.
+_GRAM_BLOCK_ROWS = 1_000
+
+
+@dataclass(frozen=True)
+class ThresholdRule:
+    """Where one threshold sits in the knot-pair cosine distribution, and why."""
+
+    name: str
+    percentile: float  # percent
+    reason: str
+
+
+# The original's values, read against its own knot-pair distribution (median 0.26, p99 0.568;
+# 0.80 let 0.02 % of pairs through): each threshold keeps its place in the tail.
+THRESHOLD_RULES: tuple[ThresholdRule, ...] = (
+    ThresholdRule("EMBEDDING_THRESHOLD", 99, "the original set 0.55 from its p99 of 0.568"),
+    ThresholdRule("MATCH_THRESHOLD", 99.99, "the original's 0.82 sat above its p99.98 (0.80 let 0.02 % pass)"),
+    ThresholdRule("USAGE_THRESHOLD", 99, "the original's 0.55, equal to its embedding threshold"),
+    ThresholdRule("ANCHOR_FLOOR", 90, "the original's 0.40 at the top of its noise hill (0.10-0.40)"),
+    ThresholdRule("GRAVITY_THRESHOLD", 90, "the original lowered it to 0.40 with the anchor floor"),
+)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    name: str
+    percentile: float
+    value: float  # cosine, rounded down to 0.01
+    reason: str
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def pair_count(knots: int) -> int:
+    """Unordered pairs of `knots` distinct knots."""
+    return knots * (knots - 1) // 2
+
+
+def sample_indices(total: int, *, max_knots: int = MAX_CALIBRATION_KNOTS, rng: np.random.Generator) -> np.ndarray:
+    """All of range(total), or `max_knots` of them drawn uniformly without replacement, sorted."""
+    if total <= max_knots:
+        return np.arange(total)
+    return np.sort(rng.choice(total, size=max_knots, replace=False))
+
+
+def pair_cosines(vectors: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+    """The cosine of every unordered pair of distinct rows (i < j), as one flat array."""
+    matrix = _unit_rows(np.asarray(vectors))
+    n = len(matrix)
+    parts = []
+    for start in range(0, n, _GRAM_BLOCK_ROWS):
+        block = matrix[start : start + _GRAM_BLOCK_ROWS] @ matrix.T
+        rows, cols = np.triu_indices(len(block), k=start + 1, m=n)
+        parts.append(block[rows, cols])
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def percentiles(cosines: np.ndarray, points: Sequence[float] = PERCENTILES) -> dict[float, float]:
+    """The distribution at `points` (percent), linear interpolation between ranks."""
+    if len(cosines) == 0:
+        raise ValueError("no pairs: a calibration needs at least two knots")
+    values = np.percentile(cosines, points)
+    return {point: float(value) for point, value in zip(points, values, strict=True)}
+
+
+def _floor_hundredth(value: float) -> float:
+    return math.floor(value * 100 + 1e-9) / 100
+
+
+def thresholds_suggest(cosines: np.ndarray, rules: Sequence[ThresholdRule] = THRESHOLD_RULES) -> list[Suggestion]:
+    """Each rule's percentile of `cosines`, rounded down to 0.01 (as 0.568 became 0.55, never up)."""
+    at = percentiles(cosines, sorted({rule.percentile for rule in rules}))
+    return [
+        Suggestion(rule.name, rule.percentile, _floor_hundredth(at[rule.percentile]), rule.reason) for rule in rules
+    ]
+
+
+def calibration_table(*, cosines: np.ndarray, current: Mapping[str, float | None], knots: int, sampled: int) -> str:
+    """The printed report: what was compared, the percentiles, the suggestions next to the current values."""
+    lines = [
+        f"knots: {knots}; compared: {sampled} ({'all' if sampled == knots else 'a uniform sample'}), "
+        f"{len(cosines):,} pairs",
+        "",
+        "percentile  cosine",
+    ]
+    lines += [f"p{point:<10g} {value:.4f}" for point, value in percentiles(cosines).items()]
+    lines += [f"{'mean':<11} {float(np.mean(cosines)):.4f}", f"{'max':<11} {float(np.max(cosines)):.4f}", ""]
+    lines.append(f"{'threshold':<20} {'at':<8} {'suggested':>9} {'current':>8}  why")
+    for s in thresholds_suggest(cosines):
+        now = current.get(s.name)
+        shown = "-" if now is None else f"{now:.2f}"
+        lines.append(f"{s.name:<20} p{s.percentile:<7g} {s.value:>9.2f} {shown:>8}  {s.reason}")
+    return "\n".join(lines)

@@ -1,0 +1,213 @@
+"""Reading the long-term net: the candidates of a knot's edges (docs/synapse-model.md §3).
+
+A knot is never compared with the whole mind. Its candidates are the union of four lists, each
+answered by an index and each bounded, of the mind's **active** knots:
+
+- the nearest `EMBEDDING_CANDIDATES` by cosine: an exact scan while the mind holds at most
+  settings.SYNAPSE_EXACT_SCAN_MAX_ROWS active knots, else the HNSW index with pgvector's
+  iterative scan (the same two plans as memories' vector search, docs/search.md);
+- knots sharing an entity (GIN on `entities`), newest first, at most `LAYER_CANDIDATES`;
+- knots sharing a theme (GIN on `themes`), newest first, at most `LAYER_CANDIDATES`;
+- knots of the same precision inside the tolerance window (btree (mind, event_precision,
+  event_time)), nearest in time first, at most `LAYER_CANDIDATES`.
+
+Two statements whatever the mind's size: the plan (count up to the bound, HNSW settings as
+SET LOCAL) and one UNION statement that returns each candidate once with its cosine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, models
+
+from memories.selectors.search import VectorPlan, hnsw_settings
+from synapses.models import Edge, Knot, KnotPresence
+
+# Calendar days a window must reach beyond `tolerance` units of each precision so that every
+# anchor the timeline layer accepts lies inside it (days per unit, rounded up; the layer itself
+# then measures the exact, unit-correct distance).
+_DAYS_PER_UNIT = {"minute": 1, "hour": 1, "day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}
+# Units of slack added to the tolerance: calendar units are counted between dates, so an anchor
+# one unit further away in elapsed time may still be `tolerance` units away on the calendar.
+_SLACK_UNITS = {"minute": 0, "hour": 0, "day": 1, "week": 1, "month": 1, "quarter": 1, "year": 1}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One active knot of the mind that may share a layer with the knot whose edges are formed."""
+
+    knot_id: int
+    weight_anchor: float
+    entities: tuple[int, ...]
+    themes: tuple[str, ...]
+    event_time: datetime | None
+    event_precision: str
+    cosine: float
+
+
+def timeline_window(event_time: datetime, precision: str, tolerances: Mapping[str, float]) -> tuple[datetime, datetime]:
+    """A time range holding every anchor of `precision` within its tolerance of `event_time` (wider, never narrower)."""
+    days = (tolerances[precision] + _SLACK_UNITS[precision]) * _DAYS_PER_UNIT[precision]
+    return event_time - timedelta(days=days), event_time + timedelta(days=days)
+
+
+def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
+    """`[0.1,-0.2,…]`, pgvector's text form."""
+    return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float64).tolist())) + "]"
+
+
+# How many active knots the mind has, counted up to the exact-scan bound from the presence
+# table's (mind, is_active) index alone, and this transaction's HNSW settings (set_config(…, true)
+# is SET LOCAL). One statement, whichever plan follows.
+_PLAN_SQL = """
+SELECT count(*),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+  FROM (SELECT 1 FROM {presence} WHERE mind_id = %(mind_id)s AND is_active LIMIT %(probe)s) AS active_knots
+"""
+
+
+def knot_vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
+    """Choose the plan of this transaction's nearest-knot search and set its HNSW settings.
+
+    Call inside the transaction that runs the search: the settings are local to it.
+    """
+    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    params = {"mind_id": mind_id, "probe": bound + 1, **hnsw_settings(candidates)}
+    with connection.cursor() as cursor:
+        cursor.execute(_PLAN_SQL.format(presence=KnotPresence._meta.db_table), params)
+        active = cursor.fetchone()[0]
+    return VectorPlan.EXACT if active <= bound else VectorPlan.HNSW
+
+
+# Adding zero makes an expression the HNSW index cannot deliver: the exact plan computes every
+# distance of the mind's active knots and sorts them. The HNSW plan lets the index deliver them.
+_NEAREST_ORDER = {
+    VectorPlan.EXACT: "(k.embedding <=> %(vector)s::vector) + 0",
+    VectorPlan.HNSW: "k.embedding <=> %(vector)s::vector",
+}
+
+# The mind's active knots other than the one whose edges are formed (and, when rebuilding, only
+# those formed before it).
+_ACTIVE_OTHERS = """FROM {knot} k JOIN {presence} p ON p.knot_id = k.id
+    WHERE k.mind_id = %(mind_id)s AND p.is_active AND k.id <> %(knot_id)s {before}"""
+_BEFORE = "AND (k.source_created_at, k.id) < (%(before_at)s, %(before_id)s)"
+
+_LISTS = {
+    "embedding": "SELECT k.id {others} ORDER BY {order} LIMIT %(embedding_candidates)s",
+    "entity": (
+        "SELECT k.id {others} AND k.entities && %(entities)s::bigint[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
+    ),
+    "themes": (
+        "SELECT k.id {others} AND k.themes && %(themes)s::varchar[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
+    ),
+    "timeline": (
+        "SELECT k.id {others} AND k.event_precision = %(precision)s"
+        " AND k.event_time BETWEEN %(time_from)s AND %(time_to)s"
+        " ORDER BY abs(extract(epoch FROM k.event_time - %(event_time)s)) LIMIT %(layer_candidates)s"
+    ),
+}
+
+_CANDIDATES_SQL = """
+SELECT k.id, k.weight_anchor, k.entities, k.themes, k.event_time, k.event_precision,
+       1 - (k.embedding <=> %(vector)s::vector)
+  FROM {knot} k
+ WHERE k.id IN ({lists})
+   AND NOT EXISTS (SELECT 1 FROM {edge} e
+                    WHERE e.mind_id = %(mind_id)s AND e.source_id = %(knot_id)s AND e.target_id = k.id)
+ ORDER BY k.id
+"""
+
+
+def edge_candidates(
+    *,
+    knot: Knot,
+    embedding_candidates: int,
+    layer_candidates: int,
+    tolerances: Mapping[str, float],
+    formed_before: bool = False,
+) -> list[Candidate]:
+    """The active knots of `knot`'s mind that may share a layer with it and have no edge from it yet, each once, by id.
+
+    `formed_before`: only knots that came before it in the mind's chronology (source_created_at,
+    then id) — a rebuild replays the net so, and each pair is seen once, from its later knot.
+    Two statements; call inside a transaction (the HNSW settings are local to it).
+    """
+    plan = knot_vector_plan(mind_id=knot.mind_id, candidates=embedding_candidates)
+    before = _BEFORE if formed_before else ""
+    others = _ACTIVE_OTHERS.format(knot=Knot._meta.db_table, presence=KnotPresence._meta.db_table, before=before)
+    params: dict[str, object] = {
+        "mind_id": knot.mind_id,
+        "knot_id": knot.pk,
+        "vector": vector_literal(knot.embedding),
+        "embedding_candidates": embedding_candidates,
+        "layer_candidates": layer_candidates,
+        "before_at": knot.source_created_at,
+        "before_id": knot.pk,
+    }
+    lists = [_LISTS["embedding"].format(others=others, order=_NEAREST_ORDER[plan])]
+    if knot.entities:
+        lists.append(_LISTS["entity"].format(others=others))
+        params["entities"] = list(knot.entities)
+    if knot.themes:
+        lists.append(_LISTS["themes"].format(others=others))
+        params["themes"] = list(knot.themes)
+    if knot.event_time is not None and knot.event_precision in tolerances:
+        lists.append(_LISTS["timeline"].format(others=others))
+        time_from, time_to = timeline_window(knot.event_time, knot.event_precision, tolerances)
+        params.update(precision=knot.event_precision, time_from=time_from, time_to=time_to, event_time=knot.event_time)
+    union = " UNION ".join(f"({sql})" for sql in lists)
+    with connection.cursor() as cursor:
+        cursor.execute(_CANDIDATES_SQL.format(knot=Knot._meta.db_table, edge=Edge._meta.db_table, lists=union), params)
+        rows = cursor.fetchall()
+    return [
+        Candidate(
+            knot_id=row[0],
+            weight_anchor=row[1],
+            entities=tuple(row[2] or ()),
+            themes=tuple(row[3] or ()),
+            event_time=row[4],
+            event_precision=row[5] or "",
+            cosine=float(row[6]),
+        )
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class VectorSample:
+    """Embeddings of some of a mind's knots, for calibration."""
+
+    embedding_model: str  # the model every vector of the sample comes from
+    knots: int  # the mind's knots of that model
+    vectors: np.ndarray  # (sampled, dimensions)
+
+
+def knot_vectors_sample(
+    *, mind_id: str, max_knots: int, rng: np.random.Generator, embedding_model: str | None = None
+) -> VectorSample:
+    """Up to `max_knots` of the mind's knots, drawn uniformly, of one embedding model.
+
+    The model is `embedding_model`, else the one most of the mind's knots have (vectors of two
+    models are not comparable). Two statements: the ids (from an index), the sampled vectors.
+    """
+    from synapses.calibration import sample_indices  # pure; imported here to keep the module's top light
+
+    knots = Knot.objects.filter(mind_id=mind_id)
+    if embedding_model is None:
+        counts = knots.values("embedding_model").annotate(n=models.Count("id")).order_by("-n", "embedding_model")
+        top = counts.first()
+        if top is None:
+            return VectorSample(embedding_model="", knots=0, vectors=np.empty((0, 0)))
+        embedding_model = top["embedding_model"]
+    ids = list(knots.filter(embedding_model=embedding_model).order_by("id").values_list("id", flat=True))
+    chosen = [ids[i] for i in sample_indices(len(ids), max_knots=max_knots, rng=rng)]
+    rows = Knot.objects.filter(pk__in=chosen).order_by("id").values_list("embedding", flat=True)
+    vectors = np.array([np.asarray(row, dtype=np.float64) for row in rows])
+    return VectorSample(embedding_model=embedding_model, knots=len(ids), vectors=vectors)

@@ -1,0 +1,547 @@
+"""Promotion: mature memories become knots of the long-term net (docs/synapse-model.md §4).
+
+    memories_promote(memory_ids=…, mind_id=…, now_all=…, limit=…)  a batch: the task, the sweep, the command
+    memory_promote(candidate, now_all=…)                            one memory, in one transaction
+
+A memory is **pending** while it has no MemoryKnot link for its current content hash and its
+version is not parked; it is **mature** when it is verified, or its salience is at least
+PROMOTION_SALIENCE, or it has gone PROMOTION_AGE without a write (`now_all` drops the maturity
+rule: imports, benchmarks). Expired memories are never promoted.
+
+Claims: each memory is taken in a transaction of its own with `SELECT … FOR UPDATE SKIP LOCKED`
+on its row, so any number of workers share a backlog and none waits for another; a worker that
+dies mid-promotion leaves nothing behind (the transaction rolls back) and the memory is pending
+for the next run. Inside it, `pg_advisory_xact_lock` on (mind, content hash) serialises the
+match test and the creation for one content: two memories of the same content promoted at the
+same moment make one knot, and the second links to it as a duplicate. The unique constraints on
+(memory, content hash) of knots and links catch what no lock covers (a worker whose claim raced
+a commit) and that promotion counts as skipped.
+
+Failures are counted per memory version in PromotionAttempt and logged as `error`; after
+PROMOTION_MAX_ATTEMPTS the version is parked. An embedder that is down is not the memory's
+fault: the run stops, counts nothing, and the memories stay pending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from memories.embedders import get_embedder
+from memories.models import Memory, current_filter
+from memories.selectors.search import VectorPlan, hnsw_settings
+from memories.services.memory import embed_all
+from memoryproject.domain import Unavailable
+from pipelinelog.spans import STATUS_ERROR, Span, span
+from synapses.config import setting
+from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN
+from synapses.geometry import damp
+from synapses.magnets import themes_of, time_anchor
+from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
+from synapses.selectors import vector_literal
+from synapses.services.edges import knot_edges_form
+from synapses.services.entities import memory_entities_resolve
+from synapses.services.presence import knot_half_reactivate
+
+logger = logging.getLogger(__name__)
+
+# The unique constraints that say "this memory version is promoted already" when an insert hits them.
+_PROMOTED_ALREADY = frozenset({"knot_unique_memory_version", "memoryknot_unique_memory_version"})
+# Characters of a failure's message kept in PromotionAttempt.last_error and the log (characters).
+_ERROR_CHARS = 500
+
+
+class Outcome(StrEnum):
+    """What one promotion did."""
+
+    CREATED = "created"  # a new knot (and its edges)
+    DUPLICATE = "duplicate"  # linked to an active knot of another memory; nothing strengthened
+    REACTIVATED = "reactivated"  # linked to an inactive knot, which came back at half presence
+    SKIPPED = "skipped"  # not pending any more, or another worker holds or just promoted it
+    FAILED = "failed"  # counted in PromotionAttempt; the next sweep tries again
+    PARKED = "parked"  # failed for the last allowed time; left alone until someone looks
+    DEFERRED = "deferred"  # the embedder is down: nothing counted, the run stops
+
+
+class PromotionFailed(Exception):
+    """A precondition of promotion does not hold for this memory version."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A pending memory as the selection saw it (the claim re-reads the row under its lock)."""
+
+    memory_id: str
+    mind_id: str
+    content_hash: str
+    turn_id: str
+
+
+@dataclass(frozen=True)
+class PromotionOutcome:
+    memory_id: str
+    outcome: Outcome
+    knot_id: int | None = None
+    cosine: float | None = None  # of the match test's nearest knot, when there was one
+    pairs_written: int = 0
+    error: str = ""
+
+
+@dataclass
+class PromotionSummary:
+    selected: int = 0  # pending, mature memories the run took up
+    not_pending: int = 0  # asked-for ids that were promoted, immature, expired, parked or gone
+    created: int = 0
+    duplicates: int = 0
+    reactivated: int = 0
+    skipped: int = 0
+    failed: int = 0
+    parked: int = 0
+    deferred: int = 0
+    pairs_written: int = 0
+    stopped: str = ""  # why the run ended early (the embedder's error), or ""
+
+    def add(self, result: PromotionOutcome) -> None:
+        counter = {
+            Outcome.CREATED: "created",
+            Outcome.DUPLICATE: "duplicates",
+            Outcome.REACTIVATED: "reactivated",
+            Outcome.SKIPPED: "skipped",
+            Outcome.FAILED: "failed",
+            Outcome.PARKED: "parked",
+            Outcome.DEFERRED: "deferred",
+        }[result.outcome]
+        setattr(self, counter, getattr(self, counter) + 1)
+        self.pairs_written += result.pairs_written
+
+    def as_dict(self) -> dict[str, int | str]:
+        return asdict(self)
+
+
+# --- which memories -----------------------------------------------------------------------------
+
+
+def _mature_filter(now: datetime) -> Q:
+    """Verified, salient enough, or unwritten for PROMOTION_AGE."""
+    settled = now - timedelta(seconds=setting("PROMOTION_AGE"))
+    return Q(verified=True) | Q(salience__gte=setting("PROMOTION_SALIENCE")) | Q(updated_at__lte=settled)
+
+
+def memories_pending(*, now: datetime, now_all: bool = False) -> QuerySet[Memory]:
+    """Memories to promote: not expired, no link for the current content, not parked, mature
+    (every one with `now_all`)."""
+    linked = MemoryKnot.objects.filter(
+        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
+    )
+    parked = PromotionAttempt.objects.filter(
+        mind_id=OuterRef("mind_id"),
+        memory_id=OuterRef("pk"),
+        content_hash=OuterRef("content_hash"),
+        parked_at__isnull=False,
+    )
+    pending = Memory.objects.filter(current_filter(now)).filter(~Exists(linked), ~Exists(parked))
+    return pending if now_all else pending.filter(_mature_filter(now))
+
+
+def candidates_select(
+    *,
+    now: datetime,
+    memory_ids: Iterable[str] | None = None,
+    mind_id: str | None = None,
+    now_all: bool = False,
+    limit: int | None = None,
+) -> list[Candidate]:
+    """The pending memories a run takes up, longest waiting first (one query)."""
+    pending = memories_pending(now=now, now_all=now_all)
+    if memory_ids is not None:
+        pending = pending.filter(pk__in=list(memory_ids))
+    if mind_id is not None:
+        pending = pending.filter(mind_id=mind_id)
+    rows = pending.order_by("updated_at", "pk").values_list("pk", "mind_id", "content_hash", "turn_id")
+    if limit is not None:
+        rows = rows[:limit]
+    return [Candidate(*row) for row in rows]
+
+
+def pending_count(*, now: datetime, mind_id: str | None = None, now_all: bool = False) -> int:
+    pending = memories_pending(now=now, now_all=now_all)
+    return (pending.filter(mind_id=mind_id) if mind_id is not None else pending).count()
+
+
+# --- the match test -----------------------------------------------------------------------------
+
+# The mind's knot count up to the exact-scan bound (an index-only scan of the knots' (mind, …)
+# unique index) and this transaction's HNSW settings, in one statement, as memories' vector search
+# does (docs/search.md, "The vector half").
+_PLAN_SQL = """
+SELECT count(*),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+  FROM (SELECT 1 FROM synapses_knot WHERE mind_id = %(mind)s LIMIT %(probe)s) AS mind_knots
+"""
+# The nearest knots of the mind that belong to other memories, with their presence. "+ 0" makes the
+# order an expression the HNSW index cannot deliver: the exact plan computes every distance.
+_NEAREST_SQL = """
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY {order}
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+"""
+_NEAREST_ORDER = {
+    VectorPlan.EXACT: "(embedding <=> %(vector)s::vector) + 0",
+    VectorPlan.HNSW: "embedding <=> %(vector)s::vector",
+}
+
+
+@dataclass(frozen=True)
+class Nearest:
+    knot_id: int
+    cosine: float
+    is_active: bool
+    plan: VectorPlan
+
+
+def nearest_other_knot(*, mind_id: str, memory_id: str, vector) -> Nearest | None:
+    """The knot of the mind nearest to `vector` that belongs to another memory (two statements:
+    the plan, the rows). Exact while the mind holds at most SYNAPSE_EXACT_SCAN_MAX_ROWS knots,
+    else the HNSW index with an iterative scan; the closest of MATCH_CANDIDATES rows is picked
+    here, because the HNSW scan returns them in relaxed order."""
+    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    with connection.cursor() as cursor:
+        cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **hnsw_settings(MATCH_CANDIDATES)})
+        plan = VectorPlan.EXACT if cursor.fetchone()[0] <= bound else VectorPlan.HNSW
+        cursor.execute(
+            _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]),
+            {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES},
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    knot_id, distance, is_active = min(rows, key=lambda row: (row[1], row[0]))
+    return Nearest(knot_id=knot_id, cosine=1.0 - float(distance), is_active=is_active, plan=plan)
+
+
+# --- one memory ---------------------------------------------------------------------------------
+
+
+def _advisory_key(mind_id: str, content_hash: str) -> int:
+    """A signed 64-bit key for pg_advisory_xact_lock from the mind and the content hash."""
+    digest = hashlib.sha256(f"synapses.promotion:{mind_id}:{content_hash}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def _claim(candidate: Candidate, *, now: datetime, now_all: bool) -> Memory | None:
+    """The memory's row, locked, if it is still pending and no other worker holds it."""
+    return (
+        memories_pending(now=now, now_all=now_all)
+        .filter(pk=candidate.memory_id)
+        .defer("search_vector")
+        .order_by()
+        .select_for_update(skip_locked=True, of=("self",))
+        .first()
+    )
+
+
+def _embedding_ensure(memory: Memory, sp: Span) -> None:
+    """The knot needs the content's vector in the current embedder's space: computed (and stored
+    on the memory) when the memory has none or one of another model."""
+    embedder = get_embedder()
+    if memory.embedding is not None and memory.embedding_model == embedder.name:
+        return
+    previous = memory.embedding_model or None
+    embed_all([memory])
+    Memory.objects.filter(pk=memory.pk).update(embedding=memory.embedding, embedding_model=memory.embedding_model)
+    sp.db_write({"table": "memories_memory", "operation": "update", "field": "embedding", "previous_model": previous})
+
+
+def _link(memory: Memory, knot_id: int, kind: LinkKind, now: datetime) -> None:
+    MemoryKnot.objects.create(
+        mind_id=memory.mind_id,
+        memory_id=memory.pk,
+        content_hash=memory.content_hash,
+        knot_id=knot_id,
+        kind=kind,
+        created_at=now,
+    )
+
+
+def _knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot:
+    event_time, precision = time_anchor(memory.event_time, memory.event_precision)
+    anchor = damp(memory.salience)
+    knot = Knot.objects.create(
+        mind_id=memory.mind_id,
+        memory_id=memory.pk,
+        content=memory.content,
+        content_hash=memory.content_hash,
+        category=memory.category,
+        observer=memory.speaker,
+        emotion=memory.emotion,
+        attributes=memory.attributes,
+        embedding=memory.embedding,
+        embedding_model=memory.embedding_model,
+        themes=themes_of(memory.tags),
+        entities=entity_ids,
+        event_time=event_time,
+        event_precision=precision,
+        weight_raw=memory.salience,
+        weight_anchor=anchor,
+        activation_count=1,
+        created_at=now,
+        source_created_at=memory.created_at,
+    )
+    KnotPresence.objects.create(
+        knot=knot,
+        mind_id=memory.mind_id,
+        presence_base=anchor,
+        weight_present=anchor,
+        reinforced_at=now,
+        decayed_at=now,
+        is_active=True,
+    )
+    return knot
+
+
+def _promote_claimed(memory: Memory, sp: Span, now: datetime) -> PromotionOutcome:
+    """The promotion of one claimed memory, inside its transaction."""
+    if not memory.content.strip():
+        raise PromotionFailed("the memory has no content")
+    _embedding_ensure(memory, sp)
+    with connection.cursor() as cursor:  # one content of one mind at a time, until commit
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_advisory_key(memory.mind_id, memory.content_hash)])
+
+    entities = memory_entities_resolve(
+        mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now
+    )
+    event_time, precision = time_anchor(memory.event_time, memory.event_precision)
+    sp.calculation(
+        {
+            "step": "magnets",
+            "entity_ids": entities.ids,
+            "explicit_names": entities.explicit,
+            "found_in_content": entities.found_in_content,
+            "entities_created": entities.created,
+            "themes": themes_of(memory.tags),
+            "event_time": event_time,
+            "event_precision": precision,
+        }
+    )
+
+    threshold = setting("MATCH_THRESHOLD")
+    nearest = nearest_other_knot(mind_id=memory.mind_id, memory_id=memory.pk, vector=memory.embedding)
+    match = nearest is not None and nearest.cosine >= threshold
+    decision = {
+        "decision": "promotion.match",
+        "threshold": threshold,
+        "nearest_knot_id": nearest.knot_id if nearest else None,
+        "cosine": round(nearest.cosine, 6) if nearest else None,
+        "plan": nearest.plan if nearest else None,
+    }
+
+    if match and not nearest.is_active:
+        # Locked and re-read: a worker reactivating the same knot at this moment makes it a duplicate.
+        presences = KnotPresence.objects.select_for_update(of=("self",)).select_related("knot")
+        presence = presences.get(knot_id=nearest.knot_id)
+        if not presence.is_active:
+            before = presence.weight_present
+            knot_half_reactivate(presence=presence, now=now)
+            _link(memory, nearest.knot_id, LinkKind.REACTIVATED, now)
+            sp.decision(
+                {
+                    **decision,
+                    "outcome": Outcome.REACTIVATED,
+                    "weight_anchor": presence.knot.weight_anchor,
+                    "presence_before": before,
+                    "presence_after": presence.weight_present,
+                }
+            )
+            return PromotionOutcome(memory.pk, Outcome.REACTIVATED, knot_id=nearest.knot_id, cosine=nearest.cosine)
+    if match:
+        _link(memory, nearest.knot_id, LinkKind.DUPLICATE, now)
+        sp.decision({**decision, "outcome": Outcome.DUPLICATE})
+        return PromotionOutcome(memory.pk, Outcome.DUPLICATE, knot_id=nearest.knot_id, cosine=nearest.cosine)
+
+    sp.decision({**decision, "outcome": Outcome.CREATED})
+    knot = _knot_create(memory, entity_ids=entities.ids, now=now)
+    _link(memory, knot.pk, LinkKind.ORIGIN, now)
+    sp.db_write(
+        {"table": "synapses_knot", "operation": "insert", "id": knot.pk, "weight_raw": knot.weight_raw,
+         "weight_anchor": knot.weight_anchor}
+    )  # fmt: skip
+    formed = knot_edges_form(knot=knot)
+    sp.db_write(
+        {
+            "table": "synapses_edge",
+            "operation": "insert",
+            "candidates": formed.candidates,
+            "pairs_firing": formed.pairs_firing,
+            "pairs_written": formed.pairs_written,
+            "layer_counts": formed.layer_counts,
+        }
+    )
+    return PromotionOutcome(
+        memory.pk,
+        Outcome.CREATED,
+        knot_id=knot.pk,
+        cosine=nearest.cosine if nearest else None,
+        pairs_written=formed.pairs_written,
+    )
+
+
+# A failure of one memory version: +1 attempt, parked when the attempts reach the maximum.
+_ATTEMPT_SQL = """
+INSERT INTO synapses_promotionattempt AS attempt
+       (mind_id, memory_id, content_hash, attempts, last_error, parked_at, created_at, updated_at)
+VALUES (%(mind)s, %(memory)s, %(hash)s, 1, %(error)s,
+        CASE WHEN 1 >= %(max)s THEN %(now)s::timestamptz END, %(now)s, %(now)s)
+ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
+   SET attempts = attempt.attempts + 1,
+       last_error = EXCLUDED.last_error,
+       updated_at = EXCLUDED.updated_at,
+       parked_at = CASE WHEN attempt.attempts + 1 >= %(max)s
+                        THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
+RETURNING attempts, parked_at IS NOT NULL
+"""
+
+
+def _failure_record(candidate: Candidate, error: str, now: datetime) -> tuple[int, bool]:
+    """Count the failure (its own transaction, after the promotion's rolled back): (attempts, parked)."""
+    params = {
+        "mind": candidate.mind_id,
+        "memory": candidate.memory_id,
+        "hash": candidate.content_hash,
+        "error": error,
+        "max": setting("PROMOTION_MAX_ATTEMPTS"),
+        "now": now,
+    }
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(_ATTEMPT_SQL, params)
+            attempts, parked = cursor.fetchone()
+    except DatabaseError:
+        # The memory was deleted meanwhile (nothing left to count), or the database failed again:
+        # the failure stays uncounted and the memory pending, and the batch goes on.
+        logger.warning("promotion failure of memory %s not counted", candidate.memory_id, exc_info=True)
+        return 0, False
+    return attempts, parked
+
+
+def _constraint_of(error: IntegrityError) -> str | None:
+    diag = getattr(error.__cause__, "diag", None)
+    return getattr(diag, "constraint_name", None)
+
+
+def memory_promote(candidate: Candidate, *, now_all: bool = False, now: datetime | None = None) -> PromotionOutcome:
+    """Promote one memory: claim it, check it, resolve its magnets, match, link or create (§4).
+
+    One transaction; one `synapses.promotion` span with every decision and number.
+    """
+    now = now or timezone.now()
+    with span("synapses.promotion", mind=candidate.mind_id) as sp:
+        sp.input(
+            {
+                "memory_id": candidate.memory_id,
+                "content_hash": candidate.content_hash,
+                "memory_turn_id": candidate.turn_id or None,
+                "now_all": now_all,
+            }
+        )
+        try:
+            with transaction.atomic():
+                memory = _claim(candidate, now=now, now_all=now_all)
+                if memory is None:
+                    result = PromotionOutcome(candidate.memory_id, Outcome.SKIPPED)
+                    sp.decision({"decision": "promotion.claim", "outcome": Outcome.SKIPPED,
+                                 "reason": "promoted, changed or held by another worker"})  # fmt: skip
+                else:
+                    sp.input(
+                        {"salience": memory.salience, "verified": memory.verified, "updated_at": memory.updated_at}
+                    )
+                    result = _promote_claimed(memory, sp, now)
+                    Memory.objects.filter(pk=memory.pk).update(promoted_at=now)
+        except Unavailable as error:
+            sp.error({"step": "embedding", "type": type(error).__name__, "message": str(error)[:_ERROR_CHARS]})
+            sp.set_status(STATUS_ERROR)
+            sp.output({"outcome": Outcome.DEFERRED})
+            return PromotionOutcome(candidate.memory_id, Outcome.DEFERRED, error=str(error)[:_ERROR_CHARS])
+        except IntegrityError as error:
+            if _constraint_of(error) not in _PROMOTED_ALREADY:
+                return _failed(candidate, error, sp, now)
+            sp.decision({"decision": "promotion.claim", "outcome": Outcome.SKIPPED,
+                         "reason": "another worker promoted this version first"})  # fmt: skip
+            return PromotionOutcome(candidate.memory_id, Outcome.SKIPPED)
+        except Exception as error:  # counted and logged; the memory is retried or parked, never lost
+            return _failed(candidate, error, sp, now)
+        sp.output({"outcome": result.outcome, "knot_id": result.knot_id, "pairs_written": result.pairs_written})
+        return result
+
+
+def _failed(candidate: Candidate, error: BaseException, sp: Span, now: datetime) -> PromotionOutcome:
+    message = f"{type(error).__name__}: {error}"[:_ERROR_CHARS]
+    attempts, parked = _failure_record(candidate, message, now)
+    sp.error({"step": "promotion", "type": type(error).__name__, "message": message, "attempts": attempts,
+              "parked": parked})  # fmt: skip
+    sp.set_status(STATUS_ERROR)
+    outcome = Outcome.PARKED if parked else Outcome.FAILED
+    sp.output({"outcome": outcome, "attempts": attempts})
+    return PromotionOutcome(candidate.memory_id, outcome, error=message)
+
+
+# --- a batch ------------------------------------------------------------------------------------
+
+
+def memories_promote(
+    *,
+    memory_ids: Iterable[str] | None = None,
+    mind_id: str | None = None,
+    now_all: bool = False,
+    limit: int | None = None,
+    progress: Callable[[PromotionOutcome], None] | None = None,
+) -> PromotionSummary:
+    """Promote the pending, mature memories among `memory_ids` (all of them when None), of
+    `mind_id` (any when None), at most `limit` (PROMOTION_BATCH_SIZE when None; no limit for a
+    list of ids), longest waiting first. `progress` is called after each memory."""
+    now = timezone.now()
+    ids = None if memory_ids is None else list(dict.fromkeys(memory_ids))
+    if limit is None and ids is None:
+        limit = setting("PROMOTION_BATCH_SIZE")
+    candidates = candidates_select(now=now, memory_ids=ids, mind_id=mind_id, now_all=now_all, limit=limit)
+    summary = PromotionSummary(selected=len(candidates), not_pending=len(ids) - len(candidates) if ids else 0)
+    for candidate in candidates:
+        result = memory_promote(candidate, now_all=now_all)
+        summary.add(result)
+        if progress is not None:
+            progress(result)
+        if result.outcome is Outcome.DEFERRED:
+            summary.stopped = result.error
+            break
+    return summary
+
+
+# --- health -------------------------------------------------------------------------------------
+
+
+def mind_promotion_health(mind_id: str, now: datetime) -> dict[str, object]:
+    """/memory/health's promotion part: the mind's parked memory versions (of the memories' current
+    content; the newest PARKED_IDS_SHOWN ids) and when its last memory was promoted. Three queries."""
+    parked = PromotionAttempt.objects.filter(
+        mind_id=mind_id, parked_at__isnull=False, memory__content_hash=F("content_hash")
+    ).order_by("-parked_at", "memory_id")
+    last = MemoryKnot.objects.filter(mind_id=mind_id).order_by("-created_at").values_list("created_at", flat=True)
+    return {
+        "parked": parked.count(),
+        "parked_memory_ids": list(parked.values_list("memory_id", flat=True)[:PARKED_IDS_SHOWN]),
+        "last_promotion_at": last.first(),
+    }

@@ -1,0 +1,103 @@
+"""What the net adds to the counts of /health, /memory/stats and /memory/health, and the
+memory object's `knot_id`: reads only, every one filtered by mind except the global counts.
+
+Registered with `memoryproject.contributions` in `SynapsesConfig.ready()`; the memories app asks
+the registry and never imports this module (docs/architecture.md, "Answers the net contributes to").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import Avg, Count, Exists, F, Min, OuterRef, Q
+
+from memories.models import Memory, current_filter
+from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot
+
+
+def net_service_counts() -> dict[str, int]:
+    """/health `stats`: every knot, the active ones, and every edge row (a pair is two rows)."""
+    return {
+        "knots": Knot.objects.count(),
+        "knots_active": KnotPresence.objects.filter(is_active=True).count(),
+        "edges": Edge.objects.count(),
+    }
+
+
+def _mind_counts(mind_id: str) -> dict[str, int]:
+    """Edges, entities and goals of one mind, in one statement (each count uses an index led by mind)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT (SELECT count(*) FROM {Edge._meta.db_table} WHERE mind_id = %(mind)s),
+                   (SELECT count(*) FROM {Entity._meta.db_table} WHERE mind_id = %(mind)s),
+                   (SELECT count(*) FROM {Goal._meta.db_table} WHERE mind_id = %(mind)s),
+                   (SELECT count(*) FROM {Goal._meta.db_table} WHERE mind_id = %(mind)s AND active)
+            """,  # noqa: S608 — the table names are ours, the mind is a parameter
+            {"mind": mind_id},
+        )
+        edges, entities, goals, goals_active = cursor.fetchone()
+    return {"edges": edges, "entities": entities, "goals": goals, "goals_active": goals_active}
+
+
+def mind_net_stats(mind_id: str) -> dict[str, Any]:
+    """/memory/stats of one mind: its knots (active, inactive, superseded — the memory holds other
+    content since), the mean presence of the active ones (null without any), edge rows, entities
+    and goals. Two queries."""
+    active = Q(presence__is_active=True)
+    knots = Knot.objects.filter(mind_id=mind_id).aggregate(
+        total=Count("pk"),
+        active=Count("pk", filter=active),
+        superseded=Count("pk", filter=~Q(content_hash=F("memory__content_hash"))),
+        presence_mean=Avg("presence__weight_present", filter=active),
+    )
+    mean = knots["presence_mean"]
+    return {
+        "knots": knots["total"],
+        "knots_active": knots["active"],
+        "knots_inactive": knots["total"] - knots["active"],
+        "knots_superseded": knots["superseded"],
+        "presence_mean": round(mean, 4) if mean is not None else None,
+        **_mind_counts(mind_id),
+    }
+
+
+def memories_pending(mind_id: str, now: datetime):
+    """The mind's memories waiting for promotion: not expired and no link to a knot for their
+    current content hash (a memory edited after its promotion waits again)."""
+    linked = MemoryKnot.objects.filter(
+        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
+    )
+    return Memory.objects.filter(current_filter(now), mind_id=mind_id).exclude(Exists(linked))
+
+
+def mind_net_health(mind_id: str, now: datetime) -> dict[str, Any]:
+    """/memory/health of one mind: the pending memories counted from the links (the truth the
+    promotion reads), the age of the oldest since its last write, knots, active knots, edges."""
+    pending = memories_pending(mind_id, now).aggregate(count=Count("pk"), oldest=Min("updated_at"))
+    oldest = pending["oldest"]
+    knots = Knot.objects.filter(mind_id=mind_id).aggregate(
+        total=Count("pk"), active=Count("pk", filter=Q(presence__is_active=True))
+    )
+    return {
+        "pending_promotion": pending["count"],
+        "oldest_pending_age_seconds": max(0, int((now - oldest).total_seconds())) if oldest else None,
+        "knots": knots["total"],
+        "knots_active": knots["active"],
+        "edges": Edge.objects.filter(mind_id=mind_id).count(),
+    }
+
+
+def memory_knot_ids(mind_id: str, memories: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """`{memory id: knot id}` for the memories (id, current content hash) whose current content a
+    knot holds, in one query (the unique index on (mind, memory, content_hash))."""
+    current = set(memories)
+    links = MemoryKnot.objects.filter(mind_id=mind_id, memory_id__in={memory_id for memory_id, _ in current})
+    return {
+        memory_id: knot_id
+        for memory_id, content_hash, knot_id in links.values_list("memory_id", "content_hash", "knot_id")
+        if (memory_id, content_hash) in current
+    }

@@ -1,0 +1,43 @@
+"""The admin shows the net read-only; a parked attempt can be deleted, which un-parks its memory."""
+
+import pytest
+from django.test import Client
+
+from synapses.models import PromotionAttempt
+from synapses.services.promotion import memories_promote
+from tests.synapses.promotion_rows import memory_stored
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(django_user_model) -> Client:
+    user = django_user_model.objects.create_superuser(
+        username="root@example.com", email="root@example.com", password="x"
+    )
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_pages_of_knots_entities_and_attempts_load_and_offer_no_add(staff, mind):
+    memory_stored(mind.mind, key="a", content="Mira planted apple trees.", entities=["Mira"])
+    memory_stored(mind.mind, key="blank", content=" ")
+    memories_promote()
+    for page in ("knot", "entity", "promotionattempt"):
+        response = staff.get(f"/admin/synapses/{page}/")
+        assert response.status_code == 200
+        assert staff.get(f"/admin/synapses/{page}/add/").status_code == 403
+    assert "no content" in staff.get("/admin/synapses/promotionattempt/").content.decode()
+
+
+def test_deleting_a_parked_attempt_sends_the_memory_back_to_the_sweep(staff, mind):
+    memory = memory_stored(mind.mind, key="blank", content=" ")
+    for _ in range(3):
+        memories_promote()
+    attempt = PromotionAttempt.objects.get(memory=memory)
+    assert attempt.parked_at is not None
+    assert memories_promote().selected == 0
+    response = staff.post(f"/admin/synapses/promotionattempt/{attempt.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert memories_promote().selected == 1

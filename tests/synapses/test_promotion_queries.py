@@ -1,0 +1,111 @@
+"""Acceptance 4: one promotion runs the same statements whether the net holds 10 or 1,000 knots
+(and the mind 10 or 1,000 entities)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from memories.models import EMBEDDING_DIMENSIONS
+from synapses.models import Edge, Entity, Knot, KnotPresence
+from synapses.services.entities import memory_entities_resolve
+from synapses.services.promotion import candidates_select, memory_promote
+from tests.synapses.promotion_rows import memory_stored
+
+pytestmark = pytest.mark.django_db
+
+# The statements of one promotion that creates a knot and writes its edges:
+#   SAVEPOINT, claim (SELECT … FOR UPDATE SKIP LOCKED), advisory lock,
+#   entities: INSERT of the explicit names, SELECT by names and aliases,
+#   match test: plan (count + HNSW settings), nearest knots,
+#   INSERT knot, INSERT presence, INSERT link,
+#   edges: SAVEPOINT, plan, candidates, bulk INSERT, RELEASE,
+#   UPDATE memory.promoted_at, RELEASE,
+#   the span's log rows (the test settings write them synchronously): the minds they name,
+#   SAVEPOINT, COPY, RELEASE.
+STATEMENTS = 21
+
+
+def _net_grow(memory, knots: int, *, seed: int) -> None:
+    """`knots` knots of `memory`'s mind with random vectors, all sharing the theme "family", in
+    two bulk inserts; and as many entities."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(knots, EMBEDDING_DIMENSIONS))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    now = timezone.now()
+    rows = Knot.objects.bulk_create(
+        Knot(
+            mind=memory.mind,
+            memory=memory,
+            content=f"knot {seed} {n}",
+            content_hash=f"{seed}-{n}",
+            category="fact",
+            observer="user",
+            embedding=vector,
+            embedding_model="hashing-v1",
+            themes=["family"],
+            weight_raw=0.5,
+            weight_anchor=2.8,
+            source_created_at=now,
+        )
+        for n, vector in enumerate(vectors)
+    )
+    KnotPresence.objects.bulk_create(
+        KnotPresence(
+            knot=knot,
+            mind=memory.mind,
+            presence_base=2.8,
+            weight_present=2.8,
+            reinforced_at=now,
+            decayed_at=now,
+        )
+        for knot in rows
+    )
+    Entity.objects.bulk_create(Entity(mind=memory.mind, name=f"person {seed} {n}") for n in range(knots))
+
+
+def _statements_of_one_promotion(mind, key: str, content: str) -> int:
+    memory = memory_stored(mind, key=key, content=content, entities=["Mira"], tags=["family"])
+    (candidate,) = candidates_select(now=timezone.now(), memory_ids=[memory.pk])
+    with CaptureQueriesContext(connection) as queries:
+        result = memory_promote(candidate)
+    assert result.outcome == "created"
+    assert result.pairs_written > 0  # the theme fires: the edge statements ran
+    return len(queries)
+
+
+def test_one_promotion_runs_the_same_statements_at_10_and_at_1000_knots(mind):
+    holder = memory_stored(mind.mind, key="holder", content="the memory the grown knots belong to")
+    _net_grow(holder, 10, seed=1)
+    at_10 = _statements_of_one_promotion(mind.mind, "lake", "Mira swam in the lake in June.")
+    _net_grow(holder, 990, seed=2)
+    assert Knot.objects.filter(mind=mind.mind).count() == 1001
+    at_1000 = _statements_of_one_promotion(mind.mind, "taxes", "Quarterly returns were filed electronically by Mira.")
+    assert at_10 == at_1000 == STATEMENTS
+    assert Edge.objects.filter(mind=mind.mind).count() > 0
+
+
+def test_entity_resolution_is_two_statements_at_10_and_at_1000_entities(mind):
+    holder = memory_stored(mind.mind, key="holder", content="holder")
+    Entity.objects.bulk_create(Entity(mind=mind.mind, name=f"person {n}", aliases=[f"alias {n}"]) for n in range(10))
+    counts = []
+    for round_, total in enumerate((10, 1000)):
+        if total > 10:
+            Entity.objects.bulk_create(
+                Entity(mind=mind.mind, name=f"person {n}", aliases=[f"alias {n}"]) for n in range(10, total)
+            )
+        with CaptureQueriesContext(connection) as queries:
+            resolved = memory_entities_resolve(
+                mind_id=holder.mind_id,
+                names=[f"New {round_}"],
+                content="person 7 met ALIAS 9 and person 999",
+                now=timezone.now(),
+            )
+        counts.append(len(queries))
+        expected = {"person 7", f"New {round_}"} | ({"person 999"} if total == 1000 else set())
+        found = set(Entity.objects.filter(pk__in=resolved.ids).values_list("name", flat=True))
+        assert found == expected | {"person 9"}
+    assert counts == [2, 2]
