@@ -24,10 +24,8 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from bench.database import database_create, database_drop, django_setup, server_versions
 from bench.saving import result_save, started_at
@@ -60,7 +58,6 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     # Internal: run as one worker process of a measurement.
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--mind", help=argparse.SUPPRESS)
-    parser.add_argument("--backlog", help=argparse.SUPPRESS)  # a JSON file of the backlog's memory ids
     args = parser.parse_args(argv)
     if args.knots < 1 or args.memories < 1 or min(args.workers) < 1 or args.batch < 1:
         parser.error("--knots, --memories, --workers and --batch must be at least 1")
@@ -83,7 +80,7 @@ def _pending_count(mind_id: str, memory_ids: list[str]) -> int:
 
 
 def worker_main(args: argparse.Namespace) -> int:
-    """One worker process: ready, wait for "go" on stdin, sweep the mind until nothing is pending."""
+    """One worker process: ready, wait for "go" on stdin, sweep the mind until a sweep selects nothing."""
     django_setup()
     from django.conf import settings
     from django.db import connection
@@ -96,25 +93,24 @@ def worker_main(args: argparse.Namespace) -> int:
     sys.stdin.readline()
     clock = time.perf_counter()
     calls = 0
-    backlog = json.loads(Path(args.backlog).read_text())
+    totals: dict[str, int] = {}
     while time.perf_counter() - clock < WORKER_DEADLINE_S:
-        memories_promote(mind_id=args.mind, now_all=True, limit=args.batch)
+        summary = memories_promote(mind_id=args.mind, now_all=True, limit=args.batch)
         calls += 1
-        if not _pending_count(args.mind, backlog):
+        for name, value in summary.as_dict().items():
+            if isinstance(value, int):
+                totals[name] = totals.get(name, 0) + value
+        # Nothing selected: none pending is left that another worker does not hold already.
+        if summary.selected == 0:
             break
-    print(json.dumps({"calls": calls, "seconds": round(time.perf_counter() - clock, 3)}), flush=True)
+    print(json.dumps({"calls": calls, "seconds": round(time.perf_counter() - clock, 3), **totals}), flush=True)
     return 0
 
 
-def _workers_run(
-    count: int, *, database: str, mind_id: str, batch: int, backlog: list[str]
-) -> tuple[float, list[dict]]:
+def _workers_run(count: int, *, database: str, mind_id: str, batch: int) -> tuple[float, list[dict]]:
     """Start `count` worker processes, time them from "go" to the last exit."""
-    backlog_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)  # noqa: SIM115 — removed below
-    with backlog_file:
-        json.dump(backlog, backlog_file)
     command = [sys.executable, "-m", "bench", "promotion", "--worker", "--database", database, "--mind", mind_id,
-               "--batch", str(batch), "--backlog", backlog_file.name]  # fmt: skip
+               "--batch", str(batch)]  # fmt: skip
     processes = [
         subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(count)
     ]
@@ -139,7 +135,6 @@ def _workers_run(
             if process.poll() is None:
                 process.kill()
                 process.wait()
-        Path(backlog_file.name).unlink(missing_ok=True)
 
 
 def _written(mind_id: str, first_new_knot: int) -> dict:
@@ -213,9 +208,7 @@ def main(argv: list[str]) -> int:
             backlog = backlog_add(net, count=args.memories, seed=args.seed + 1 + index)
             first_new_knot = (Knot.objects.filter(mind_id=net.mind_id).aggregate(last=Max("id"))["last"] or 0) + 1
             connections.close_all()  # the workers' connections only while they run
-            seconds, reports = _workers_run(
-                workers, database=args.database, mind_id=net.mind_id, batch=args.batch, backlog=backlog
-            )
+            seconds, reports = _workers_run(workers, database=args.database, mind_id=net.mind_id, batch=args.batch)
             pending = _pending_count(net.mind_id, backlog)
             promoted = len(backlog) - pending
             row = {
@@ -226,6 +219,20 @@ def main(argv: list[str]) -> int:
                 "seconds": round(seconds, 3),
                 "memories_per_s": round(promoted / seconds, 1) if seconds else 0.0,
                 "calls": [report["calls"] for report in reports],
+                # The service's own counts, summed over the workers' sweeps.
+                "outcomes": {
+                    name: sum(report.get(name, 0) for report in reports)
+                    for name in (
+                        "created",
+                        "duplicates",
+                        "reactivated",
+                        "skipped",
+                        "failed",
+                        "parked",
+                        "deferred",
+                        "pairs_written",
+                    )
+                },
                 **_written(net.mind_id, first_new_knot),
             }
             rows.append(row)
