@@ -184,13 +184,13 @@ def main(argv: list[str]) -> int:
     args = _arguments(argv)
     if args.worker:
         return worker_main(args)
+    started = datetime.now(UTC)
+    django_setup()
     try:
         import synapses.services.promotion  # noqa: F401 — only to say clearly when it is missing
     except ImportError:
         print("Promotion bench: skipped — synapses.services.promotion does not exist yet (the write path).")
         return 0
-    started = datetime.now(UTC)
-    django_setup()
     from django.db.models import Max
 
     from bench.net_fixture import backlog_add, net_build
