@@ -30,31 +30,30 @@ run:
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# Under 30 minutes on 2 cores: the endpoint table (1k minds), the latency table against the
-# database's own limit at 1k/10k/100k (with the mem0 peer when requirements-peer.txt is
-# installed), one mind's vector search with 1, 10 and 100 minds in 100k rows, the plots
-# (requirements-bench.txt), and LoCoMo retrieval when given the data (kept outside the
-# repository): make bench LOCOMO=path/to/locomo.json
+# Under 30 minutes on 2 cores (bench/suite.py times every step and prints the total): the
+# endpoint table (1k minds), the latency table against the database's own limit at 1k/10k/100k
+# (with the mem0 peer when requirements-peer.txt is installed), one mind's vector search with
+# 1, 10 and 100 minds in 100k rows, the load test, promotion into a 100k-knot net with 1 and 2
+# workers, the plots (requirements-bench.txt), and LoCoMo retrieval when given the data (kept
+# outside the repository): make bench LOCOMO=path/to/locomo.json
 bench: install
-	DEBUG=$${DEBUG:-true} $(PY) -m bench
-	DEBUG=$${DEBUG:-true} $(PY) -m bench latency
-	DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search --minds 1 10 100
-	DEBUG=$${DEBUG:-true} $(PY) -m bench load
-	$(if $(LOCOMO),$(PY) -m bench locomo --data "$(LOCOMO)" --json bench/results/locomo-latest.json)
-	$(PY) -m bench plots
+	DEBUG=$${DEBUG:-true} $(PY) -m bench suite $(if $(LOCOMO),--locomo "$(LOCOMO)")
 
 # Seconds: LoCoMo retrieval on a tiny synthetic file of the same format (bench/locomo/synthetic.py),
-# and the latency table at two tiny mind sizes (in-process and over HTTP, no peer).
+# the latency table at two tiny mind sizes (in-process and over HTTP, no peer), and the decay
+# and promotion benches on tiny nets.
 bench-quick: install
 	tmp=$$(mktemp -d) && $(PY) -m bench.locomo.synthetic $$tmp/locomo-synthetic.json \
 	  && $(PY) -m bench locomo --data $$tmp/locomo-synthetic.json; status=$$?; rm -rf $$tmp; exit $$status
 	DEBUG=$${DEBUG:-true} $(PY) -m bench latency --sizes 100 300 --requests 10 --warmup 2 --no-peer --no-save \
 	  --database bench_synapse_quick
+	$(PY) -m bench decay --knots 2000 --distinct 500 --rounds 1 --no-save --database bench_synapse_decay_quick
+	$(PY) -m bench promotion --knots 500 --memories 40 --no-save --database bench_synapse_promotion_quick
 
-# The slow layouts: one mind's vector search with 1, 10, 100 and 1,000 minds in 100k rows.
+# The slow layouts: one mind's vector search with 1, 10, 100 and 1,000 minds in 100k rows, and
+# the decay of 1,000,000 knots (issue bound ≤ 15 s); prints each step's duration and the total.
 bench-scale: install
-	@start=$$(date +%s); DEBUG=$${DEBUG:-true} $(PY) -m bench filtered-search --minds 1 10 100 1000; \
-	  status=$$?; echo "make bench-scale took $$(( $$(date +%s) - start )) s"; exit $$status
+	DEBUG=$${DEBUG:-true} $(PY) -m bench suite --scale
 
 lint: install
 	$(VENV)/bin/ruff check .

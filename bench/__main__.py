@@ -30,6 +30,9 @@ SUBCOMMANDS = {
     "locomo-fulltext": "bench.locomo_fulltext",
     "locomo": "bench.locomo.cli",
     "load": "bench.load",
+    "decay": "bench.decay",
+    "promotion": "bench.promotion",
+    "suite": "bench.suite",
 }
 
 

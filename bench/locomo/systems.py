@@ -15,8 +15,8 @@ from django.db import connection
 from django.utils import timezone
 
 from memories.embedders import get_embedder
-from memories.models import Memory
-from memories.selectors.search import TEXT_SEARCH_CONFIGS, memories_search
+from memories.models import CURRENT_SQL, Memory
+from memories.selectors.search import memories_search, memories_text_search
 from minds.models import Mind
 
 Items = list[tuple[str, ...]]
@@ -37,8 +37,8 @@ def _vector_literal(vector) -> str:
     return "[" + ",".join(map(str, vector.tolist())) + "]"
 
 
-# The mind first, then expiry (memories.models.current_filter), as every read of the product.
-_MIND_WHERE = "mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)"
+# The mind first, then expiry (the product's own clause, memories.models.CURRENT_SQL), as every read.
+_MIND_WHERE = f"mind_id = %(mind_id)s AND {CURRENT_SQL}"
 
 # Exact cosine top-k: `+ 0` turns the ORDER BY into an expression the HNSW index cannot serve,
 # so PostgreSQL computes every distance of the mind — the ceiling plain vector search can reach.
@@ -58,27 +58,12 @@ def vector_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
-# Today's full-text query of GET /memory/search (memories.selectors.search): the question parsed
-# with websearch_to_tsquery in each stored configuration, OR-ed, ranked by ts_rank_cd over the
-# stored search_vector, ties to the more recently updated, then by id.
-_TSQUERY = " || ".join(f"websearch_to_tsquery('{config}'::regconfig, %(q)s)" for config in TEXT_SEARCH_CONFIGS)
-_FULLTEXT_SQL = f"""
-SELECT id FROM {Memory._meta.db_table}
- WHERE {_MIND_WHERE} AND search_vector @@ ({_TSQUERY})
- ORDER BY ts_rank_cd(search_vector, ({_TSQUERY})) DESC, updated_at DESC, id
- LIMIT %(limit)s
-"""  # noqa: S608 — the table name, the clause and the configurations are ours, values are parameters
-
-
 def fulltext_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:
-    """The `limit` best full-text matches of `q` in the mind, as today's search finds and ranks them.
-
-    Stands in for the product's own full-text selector until it has one; swapping it in is this
-    function's body alone.
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(_FULLTEXT_SQL, {"mind_id": mind_id, "now": timezone.now(), "q": q, "limit": limit})
-        return [row[0] for row in cursor.fetchall()]
+    """The `limit` best full-text matches of `q` in the mind: the product's own full-text
+    selector (`memories_text_search`, hybrid search's text list), so the question goes through
+    the product's query processing (plain words OR-ed, stop words dropped, phrases, exclusions),
+    ranked by ts_rank_cd."""
+    return memories_text_search(mind_id=mind_id, q=q, limit=limit)
 
 
 def hybrid_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:
@@ -94,7 +79,7 @@ SYSTEMS: dict[str, System] = {
     system.name: system
     for system in (
         System("vector", _one_memory_each(vector_top_k), "exact cosine top-k over the mind's memories (no index)"),
-        System("fulltext", _one_memory_each(fulltext_top_k), "PostgreSQL full text, today's query, ts_rank_cd"),
+        System("fulltext", _one_memory_each(fulltext_top_k), "the product's full-text selector, ts_rank_cd"),
         System("hybrid", _one_memory_each(hybrid_top_k), "GET /memory/search: full text + vectors, RRF"),
     )
 }

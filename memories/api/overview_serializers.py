@@ -11,7 +11,6 @@ from memories.api.search_serializers import SearchTextField
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
-from memories.selectors.overview import shared_tags_of
 from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
 from memories.services.validation import import_items_clean
@@ -183,19 +182,6 @@ class TimelineSerializer(serializers.Serializer):
     total_periods = serializers.IntegerField()
 
 
-class RelatedMemorySerializer(MemorySerializer):
-    """A memory related to the one in the path (`context["memory"]`), and why."""
-
-    via = serializers.SerializerMethodField(help_text="`tags` (edge neighbours come with the synapse model).")
-    shared_tags = serializers.SerializerMethodField()
-
-    def get_via(self, memory) -> str:
-        return "tags"
-
-    def get_shared_tags(self, memory) -> list[str]:
-        return shared_tags_of(self.context["memory"], memory)
-
-
 class GraphQuerySerializer(serializers.Serializer):
     max_nodes = QueryIntegerField(
         required=False, min_value=GRAPH_MIN_NODES, max_value=GRAPH_MAX_NODES, default=GRAPH_DEFAULT_NODES
@@ -207,41 +193,6 @@ class GraphQuerySerializer(serializers.Serializer):
 
     def validate_tag(self, value: str) -> str:
         return value.lower()
-
-
-class GraphNodeSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    category = serializers.CharField()
-    priority = serializers.CharField()
-    tags = serializers.ListField(child=serializers.CharField())
-    confidence = serializers.FloatField()
-    verified = serializers.BooleanField()
-    updated_at = serializers.DateTimeField()
-
-
-class GraphEdgeSerializer(serializers.Serializer):
-    source = serializers.CharField()
-    target = serializers.CharField()
-    layers = serializers.ListField(child=serializers.CharField())
-    weight = serializers.FloatField()
-    shared_tags = serializers.ListField(child=serializers.CharField())
-
-
-class GraphStatsSerializer(serializers.Serializer):
-    nodes = serializers.IntegerField()
-    edges = serializers.IntegerField()
-    edges_returned = serializers.IntegerField()
-    density = serializers.FloatField()
-    components = serializers.IntegerField()
-    isolated = serializers.IntegerField()
-    nodes_truncated = serializers.BooleanField()
-
-
-class GraphSerializer(serializers.Serializer):
-    nodes = GraphNodeSerializer(many=True)
-    edges = GraphEdgeSerializer(many=True)
-    stats = GraphStatsSerializer()
 
 
 class ContradictionsQuerySerializer(serializers.Serializer):

@@ -16,9 +16,7 @@ from django.utils import timezone
 from memories.keys import key_stem
 from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
-from memories.selectors.recall import RECALL_ORDER
 from memories.selectors.system import worker_alive
-from memories.taggraph import tag_graph
 from memoryproject.contributions import contributed_mind_health, contributed_mind_stats
 from memoryproject.timeinput import time_before
 from minds.models import Mind
@@ -177,78 +175,6 @@ def shared_tags_of(memory: Memory, other: Memory) -> list[str]:
     """The tags `other` shares with `memory`, in `memory`'s tag order."""
     theirs = set(other.tags)
     return [tag for tag in memory.tags if tag in theirs]
-
-
-# --- graph (interim: memories and shared tags) ----------------------------------------------------
-
-# Edge layer of two memories that share tags (the synapse model calls shared tags "themes").
-LAYER_THEMES = "themes"
-
-
-def mind_graph(
-    *,
-    mind: Mind,
-    max_nodes: int,
-    category: str | None = None,
-    tag: str | None = None,
-    min_confidence: float | None = None,
-    include_edges: bool = True,
-    now: datetime | None = None,
-) -> dict:
-    """GET /memory/graph, interim form until knots exist: nodes are the mind's current memories
-    (the first `max_nodes` in recall order, filtered), edges link nodes that share tags."""
-    memories = Memory.objects.filter(current_filter(now or timezone.now()), mind_id=mind.pk)
-    if category:
-        memories = memories.filter(category=category)
-    if tag:
-        memories = memories.filter(tags__contains=[tag])
-    if min_confidence is not None:
-        memories = memories.filter(confidence__gte=min_confidence)
-    rows = list(
-        memories.order_by(*RECALL_ORDER).only(
-            "id", "key", "category", "priority", "tags", "confidence", "verified", "updated_at"
-        )[: max_nodes + 1]
-    )
-    truncated = len(rows) > max_nodes
-    rows = rows[:max_nodes]
-    graph = tag_graph([(memory.pk, list(memory.tags)) for memory in rows])
-    pairs = len(rows) * (len(rows) - 1) / 2
-    return {
-        "nodes": [
-            {
-                "id": memory.pk,
-                "key": memory.key,
-                "category": memory.category,
-                "priority": memory.priority,
-                "tags": list(memory.tags),
-                "confidence": memory.confidence,
-                "verified": memory.verified,
-                "updated_at": memory.updated_at,
-            }
-            for memory in rows
-        ],
-        "edges": [
-            {
-                "source": edge.source,
-                "target": edge.target,
-                "layers": [LAYER_THEMES],
-                "weight": edge.weight,
-                "shared_tags": edge.shared_tags,
-            }
-            for edge in graph.edges
-        ]
-        if include_edges
-        else [],
-        "stats": {
-            "nodes": len(rows),
-            "edges": graph.edge_count,
-            "edges_returned": len(graph.edges) if include_edges else 0,
-            "density": round(graph.edge_count / pairs, 4) if pairs else 0.0,
-            "components": graph.components,
-            "isolated": graph.isolated,
-            "nodes_truncated": truncated,
-        },
-    }
 
 
 # --- contradictions -------------------------------------------------------------------------------

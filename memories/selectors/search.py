@@ -37,6 +37,9 @@ HNSW_MAX_EF_SEARCH = 1000
 # table, whatever `limit` asks.
 HNSW_SCAN_TUPLES_PER_CANDIDATE = 400
 HNSW_MIN_MAX_SCAN_TUPLES = 20_000
+# Full-text matches ranked by ts_rank_cd (rows): when more match, the best this many by the
+# cheaper ts_rank (a third of its cost) go on to ts_rank_cd, the rest are left out.
+TEXT_PRERANK_ROWS = 1000
 # Configurations the stored `search_vector` holds (memories.models.Memory.search_vector): the
 # query is parsed in each and the three are OR-ed, so a word matches as written or as a stem.
 TEXT_SEARCH_CONFIGS = ("simple", "english", "german")
@@ -233,9 +236,15 @@ def tsquery_sql(q: str) -> tuple[str, dict[str, str]]:
 # configurations, the vector plan's ORDER BY, optional filter clauses); every value is a bound
 # parameter. Hand-written because building and compiling the equivalent ORM union took longer
 # than running it.
+# The text list in two steps: of the matches, the TEXT_PRERANK_ROWS best by ts_rank, then those
+# ranked by ts_rank_cd. Without the first step every match gets ts_rank_cd, the costliest part
+# of a search whose words are common (docs/search.md → "The cost of common words").
 _TEXT_SQL = """SELECT id, updated_at, ts_rank_cd(search_vector, ({tsquery}))::float8 AS score
-   FROM {table}
-  WHERE {where} AND search_vector @@ ({tsquery})
+   FROM (SELECT id, updated_at, search_vector
+           FROM {table}
+          WHERE {where} AND search_vector @@ ({tsquery})
+          ORDER BY ts_rank(search_vector, ({tsquery})) DESC
+          LIMIT GREATEST(%(candidates)s, {prerank})) AS prerank
   ORDER BY score DESC, updated_at DESC, id
   LIMIT %(candidates)s"""
 _CANDIDATES_SQL = """
@@ -246,7 +255,9 @@ UNION ALL
 
 
 def _text_sql(where: str, query: TextQuery) -> str:
-    return _TEXT_SQL.format(tsquery=_tsquery_sql(query), table=Memory._meta.db_table, where=where)
+    return _TEXT_SQL.format(
+        tsquery=_tsquery_sql(query), table=Memory._meta.db_table, where=where, prerank=TEXT_PRERANK_ROWS
+    )
 
 
 # The mind first, then expiry (as `memories.models.current_filter`), then the optional filters.

@@ -1,4 +1,4 @@
-"""Properties of the pure algorithms (memories.keys, fusion, taggraph, clustering, recall): each
+"""Properties of the pure algorithms (memories.keys, fusion, clustering, recall): each
 holds for every input hypothesis generates, plus a few exact examples worked out by hand."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,7 +16,6 @@ from memories.keys import derived_key, is_derived_key, key_stem
 from memories.limits import MAX_KEY_CHARS
 from memories.models import Category
 from memories.recall import RecallCounts, RecallEntry, header_of, omission_line, recall_render
-from memories.taggraph import components_of, tag_graph
 
 # Speed is measured in bench/, not asserted here: no per-example deadline on a busy machine.
 untimed = settings(deadline=None)
@@ -142,73 +140,6 @@ def test_fusion_of_two_hand_made_lists():
         ("b", ("text",)),  # 1/62
     ]
     assert [hit.score for hit in fused] == pytest.approx([1 / 63 + 1 / 61, 1 / 61, 1 / 62, 1 / 62])
-
-
-# --- tag graph -----------------------------------------------------------------------------------
-
-tag_lists = st.lists(st.lists(st.sampled_from("abcdefg"), max_size=5), max_size=12)
-
-
-def _nodes(tags: list[list[str]]) -> list[tuple[str, list[str]]]:
-    return [(f"n{index}", node_tags) for index, node_tags in enumerate(tags)]
-
-
-@untimed
-@given(tags=tag_lists)
-def test_every_pair_sharing_a_tag_has_one_edge_weighted_in_zero_to_one(tags):
-    nodes = _nodes(tags)
-    graph = tag_graph(nodes)
-    edges = {(edge.source, edge.target): edge for edge in graph.edges}
-    assert len(edges) == len(graph.edges) == graph.edge_count
-    for index_a, (id_a, tags_a) in enumerate(nodes):
-        for id_b, tags_b in nodes[index_a + 1 :]:
-            shared = set(tags_a) & set(tags_b)
-            assert (id_b, id_a) not in edges  # one edge per pair, from the earlier node
-            if not shared:
-                assert (id_a, id_b) not in edges
-                continue
-            edge = edges[(id_a, id_b)]
-            assert 0 < edge.weight <= 1
-            assert edge.weight == round(len(shared) / max(len(set(tags_a)), len(set(tags_b))), 4)
-            assert set(edge.shared_tags) == shared
-
-
-@untimed
-@given(tags=tag_lists)
-def test_the_graph_is_the_same_whichever_end_of_an_edge_is_listed_first(tags):
-    forward = tag_graph(_nodes(tags))
-    backward = tag_graph(list(reversed(_nodes(tags))))
-    as_pairs = lambda graph: {frozenset((edge.source, edge.target)): edge.weight for edge in graph.edges}  # noqa: E731
-    assert as_pairs(forward) == as_pairs(backward)
-    assert (forward.components, forward.isolated) == (backward.components, backward.isolated)
-
-
-@untimed
-@given(tags=tag_lists)
-def test_components_partition_the_nodes_and_no_edge_crosses_two(tags):
-    nodes = _nodes(tags)
-    graph = tag_graph(nodes)
-    adjacent = np.zeros((len(nodes), len(nodes)), dtype=bool)
-    position = {node_id: index for index, (node_id, _) in enumerate(nodes)}
-    for edge in graph.edges:
-        adjacent[position[edge.source], position[edge.target]] = adjacent[
-            position[edge.target], position[edge.source]
-        ] = True
-    components = components_of(adjacent)
-    assert sorted(node for component in components for node in component) == list(range(len(nodes)))
-    assert len(components) == graph.components
-    component_of = {node: index for index, component in enumerate(components) for node in component}
-    for edge in graph.edges:
-        assert component_of[position[edge.source]] == component_of[position[edge.target]]
-    assert graph.isolated == sum(1 for component in components if len(component) == 1)
-
-
-def test_components_of_a_hand_drawn_adjacency():
-    # 0–1, 1–2, 3 alone, 4–5
-    adjacent = np.zeros((6, 6), dtype=bool)
-    for a, b in [(0, 1), (1, 2), (4, 5)]:
-        adjacent[a, b] = adjacent[b, a] = True
-    assert components_of(adjacent) == [[0, 1, 2], [3], [4, 5]]
 
 
 # --- compaction clustering -----------------------------------------------------------------------

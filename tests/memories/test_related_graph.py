@@ -9,8 +9,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories import taggraph
-from memories.taggraph import GraphEdge, tag_graph
 from tests.memories.insights_support import T0, agent_caller, minutes, remember
 
 pytestmark = pytest.mark.django_db
@@ -93,50 +91,6 @@ def test_an_unknown_related_parameter_answers_400_naming_it(web):
 def test_a_human_reader_sees_related_memories_without_naming_the_mind(web, reader):
     _, made = web
     assert reader.client.get(f"/memory/{made['center'].pk}/related").json()["count"] == 4
-
-
-# --- graph: the pure parts ------------------------------------------------------------------
-
-
-def test_edges_weigh_shared_tags_against_the_larger_tag_set():
-    graph = tag_graph([("a", ["x", "y", "z", "w"]), ("b", ["x", "y"]), ("c", ["q"]), ("d", ["y", "q"])])
-    # a-b share x, y: 2 / max(4, 2); b-d share y: 1 / 2; c-d share q: 1 / 2; a-d share y: 1 / 4.
-    assert graph.edges == [
-        GraphEdge(source="a", target="b", weight=0.5, shared_tags=["x", "y"]),
-        GraphEdge(source="b", target="d", weight=0.5, shared_tags=["y"]),
-        GraphEdge(source="c", target="d", weight=0.5, shared_tags=["q"]),
-        GraphEdge(source="a", target="d", weight=0.25, shared_tags=["y"]),
-    ]
-    assert (graph.edge_count, graph.components, graph.isolated) == (4, 1, 0)
-
-
-def test_only_the_heaviest_edges_are_returned_but_all_are_counted():
-    graph = tag_graph([("a", ["x"]), ("b", ["x", "y"]), ("c", ["x", "y"])], max_edges=1)
-    # b-c share x, y: 2 / 2 = 1.0; a-b and a-c share x: 1 / 2.
-    assert graph.edges == [GraphEdge(source="b", target="c", weight=1.0, shared_tags=["x", "y"])]
-    assert graph.edge_count == 3
-
-
-def test_components_count_isolated_nodes_as_their_own():
-    graph = tag_graph([("a", ["x"]), ("b", ["x", "z"]), ("c", ["z", "y"]), ("d", ["y"]), ("e", ["w"]), ("f", [])])
-    # a-b-c-d form one chain; e and f are alone.
-    assert (graph.components, graph.isolated) == (3, 2)
-    assert tag_graph([]).components == 0
-
-
-def test_a_thousand_nodes_sharing_one_tag_are_counted_without_an_object_per_pair(monkeypatch):
-    built = []
-
-    class CountedEdge(GraphEdge):
-        def __init__(self, **fields):
-            super().__init__(**fields)
-            built.append(self)
-
-    monkeypatch.setattr(taggraph, "GraphEdge", CountedEdge)
-    graph = tag_graph([(f"n{i}", ["common", f"own{i}"]) for i in range(1000)])
-    assert (graph.edge_count, len(graph.edges), graph.components) == (499_500, 5000, 1)
-    # The 499,500 pairs are counted in numpy; only the returned edges become objects.
-    assert len(built) == 5000
 
 
 # --- graph: the endpoint --------------------------------------------------------------------

@@ -1,0 +1,259 @@
+"""`python -m bench promotion`: memories promoted per second into a net of N knots, by 1 and 2 workers.
+
+A throw-away database gets one mind of `--knots` knots (bench/net_fixture.py, hashing vectors,
+HNSW and GIN indexes built). Then, for each worker count of `--workers` in turn, a backlog of
+`--memories` new memories of that mind is stored (not promoted) and that many worker processes
+promote it, each calling the promotion service's sweep,
+`synapses.services.promotion.memories_promote(mind_id=…, now_all=True, limit=--batch)`, until
+no memory of the backlog is pending. The processes start, set Django up and connect first, and
+are timed from one "go" to the last one's exit, so start-up is not counted; the clock includes
+everything a promotion does (candidates, the match test, knots, presence, links, edge
+formation). Each backlog adds its knots to the net, so the second configuration meets a net
+larger by `--memories` (1 % at the defaults).
+
+Reported per configuration: memories promoted, seconds, memories/s; knots created; the edge
+pairs written per promotion (a pair counts for the newer of its two knots: the edges from a
+new knot to an older one), mean and maximum, beside MAX_EDGE_PAIRS_PER_KNOT. The issue's goal:
+≥ 100 memories/s with two workers into a 100,000-knot net.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+
+from bench.database import database_create, database_drop, django_setup, server_versions
+from bench.saving import result_save, started_at
+
+PROMOTION_DATABASE = "bench_synapse_promotion"
+DEFAULT_KNOTS = 100_000
+DEFAULT_MEMORIES = 1_000
+DEFAULT_WORKERS = (1, 2)
+# Memories one sweep call promotes at most (the worker's batch).
+DEFAULT_BATCH = 50
+DEFAULT_SEED = 20261204
+# The issue's goal with two workers (memories/s).
+GOAL_MEMORIES_PER_S = 100.0
+# A worker gives up after this long (s): a promotion that stalls must not hang the run.
+WORKER_DEADLINE_S = 1800
+# Seconds a worker may take to set Django up and say it is ready.
+WORKER_READY_TIMEOUT_S = 120
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench promotion", description=__doc__.splitlines()[0])
+    parser.add_argument("--knots", type=int, default=DEFAULT_KNOTS, help="knots of the net before promotion")
+    parser.add_argument("--memories", type=int, default=DEFAULT_MEMORIES, help="backlog per worker configuration")
+    parser.add_argument("--workers", type=int, nargs="+", default=list(DEFAULT_WORKERS), help="worker counts")
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="memories per sweep call")
+    parser.add_argument("--edge-pairs", type=int, default=3, help="edge pairs per knot of the fixture")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--no-save", action="store_true", help="do not write bench/results/*.json")
+    parser.add_argument("--database", default=PROMOTION_DATABASE, help="the throw-away database's name")
+    # Internal: run as one worker process of a measurement.
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--mind", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.knots < 1 or args.memories < 1 or min(args.workers) < 1 or args.batch < 1:
+        parser.error("--knots, --memories, --workers and --batch must be at least 1")
+    return args
+
+
+def _pending_count(mind_id: str, memory_ids: list[str]) -> int:
+    """Memories of `memory_ids` without a link for their current content (pending promotion)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT count(*) FROM memories_memory m
+                WHERE m.mind_id = %s AND m.id = ANY(%s) AND NOT EXISTS (
+                      SELECT 1 FROM synapses_memoryknot l
+                       WHERE l.mind_id = m.mind_id AND l.memory_id = m.id AND l.content_hash = m.content_hash)""",
+            [mind_id, memory_ids],
+        )
+        return cursor.fetchone()[0]
+
+
+def worker_main(args: argparse.Namespace) -> int:
+    """One worker process: ready, wait for "go" on stdin, sweep the mind until a sweep selects nothing."""
+    django_setup()
+    from django.conf import settings
+    from django.db import connection
+
+    settings.DATABASES["default"]["NAME"] = args.database
+    from synapses.services.promotion import memories_promote
+
+    connection.ensure_connection()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    clock = time.perf_counter()
+    calls = 0
+    totals: dict[str, int] = {}
+    while time.perf_counter() - clock < WORKER_DEADLINE_S:
+        summary = memories_promote(mind_id=args.mind, now_all=True, limit=args.batch)
+        calls += 1
+        for name, value in summary.as_dict().items():
+            if isinstance(value, int):
+                totals[name] = totals.get(name, 0) + value
+        # Nothing selected: none pending is left that another worker does not hold already.
+        if summary.selected == 0:
+            break
+    print(json.dumps({"calls": calls, "seconds": round(time.perf_counter() - clock, 3), **totals}), flush=True)
+    return 0
+
+
+def _workers_run(count: int, *, database: str, mind_id: str, batch: int) -> tuple[float, list[dict]]:
+    """Start `count` worker processes, time them from "go" to the last exit."""
+    command = [sys.executable, "-m", "bench", "promotion", "--worker", "--database", database, "--mind", mind_id,
+               "--batch", str(batch)]  # fmt: skip
+    processes = [
+        subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(count)
+    ]
+    try:
+        for process in processes:
+            line = process.stdout.readline().strip()
+            if line != "ready":
+                raise RuntimeError(f"a promotion worker did not start (said {line!r})")
+        clock = time.perf_counter()
+        for process in processes:
+            process.stdin.write("go\n")
+            process.stdin.flush()
+        reports = []
+        for process in processes:
+            out, _ = process.communicate(timeout=WORKER_DEADLINE_S + 60)
+            if process.returncode != 0:
+                raise RuntimeError(f"a promotion worker exited with {process.returncode}")
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+        return time.perf_counter() - clock, reports
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def _written(mind_id: str, first_new_knot: int) -> dict:
+    """Knots created from `first_new_knot` on, and the edge pairs written for each."""
+    from django.db import connection
+
+    from synapses.config import setting
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT k.id, count(e.id) FROM synapses_knot k
+                 LEFT JOIN synapses_edge e ON e.mind_id = k.mind_id AND e.source_id = k.id AND e.target_id < k.id
+                WHERE k.mind_id = %s AND k.id >= %s GROUP BY k.id""",
+            [mind_id, first_new_knot],
+        )
+        pairs = [row[1] for row in cursor.fetchall()]
+    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    return {
+        "knots_created": len(pairs),
+        "edge_pairs_mean": round(sum(pairs) / len(pairs), 2) if pairs else 0.0,
+        "edge_pairs_max": max(pairs, default=0),
+        "max_edge_pairs_per_knot": cap,
+        "within_cap": max(pairs, default=0) <= cap,
+    }
+
+
+def table(rows: list[dict], *, knots: int) -> str:
+    header = (
+        f"{'promotion into ' + format(knots, ',') + ' knots':<30} {'memories':>8} {'seconds':>8} {'memories/s':>11}"
+        f" {'knots':>6} {'pairs mean':>10} {'pairs max':>9} {'cap':>4}"
+    )
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        lines.append(
+            f"{str(row['workers']) + ' worker' + ('s' if row['workers'] > 1 else ''):<30} {row['promoted']:>8}"
+            f" {row['seconds']:>8.2f} {row['memories_per_s']:>11.1f} {row['knots_created']:>6}"
+            f" {row['edge_pairs_mean']:>10.2f} {row['edge_pairs_max']:>9} {row['max_edge_pairs_per_knot']:>4}"
+        )
+    two = [row for row in rows if row["workers"] == 2]
+    if two:
+        verdict = "met" if two[0]["memories_per_s"] >= GOAL_MEMORIES_PER_S else "not met"
+        lines.append(f"goal: ≥ {GOAL_MEMORIES_PER_S:g} memories/s with two workers: {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    args = _arguments(argv)
+    if args.worker:
+        return worker_main(args)
+    started = datetime.now(UTC)
+    django_setup()
+    try:
+        import synapses.services.promotion  # noqa: F401 — only to say clearly when it is missing
+    except ImportError:
+        print("Promotion bench: skipped — synapses.services.promotion does not exist yet (the write path).")
+        return 0
+    from django.db.models import Max
+
+    from bench.net_fixture import backlog_add, net_build
+    from synapses.models import Knot
+
+    print(f"Creating database {args.database} …", flush=True)
+    database_create(args.database)
+    rows = []
+    try:
+        net = net_build(knots=args.knots, seed=args.seed, edge_pairs=args.edge_pairs)
+        print(f"Net: {net.knots:,} knots, {net.edges:,} edges, built in {net.build_s:.1f} s", flush=True)
+        from django.db import connections
+
+        for index, workers in enumerate(args.workers):
+            backlog = backlog_add(net, count=args.memories, seed=args.seed + 1 + index)
+            first_new_knot = (Knot.objects.filter(mind_id=net.mind_id).aggregate(last=Max("id"))["last"] or 0) + 1
+            connections.close_all()  # the workers' connections only while they run
+            seconds, reports = _workers_run(workers, database=args.database, mind_id=net.mind_id, batch=args.batch)
+            pending = _pending_count(net.mind_id, backlog)
+            promoted = len(backlog) - pending
+            row = {
+                "workers": workers,
+                "backlog": len(backlog),
+                "promoted": promoted,
+                "pending_left": pending,
+                "seconds": round(seconds, 3),
+                "memories_per_s": round(promoted / seconds, 1) if seconds else 0.0,
+                "calls": [report["calls"] for report in reports],
+                # The service's own counts, summed over the workers' sweeps.
+                "outcomes": {
+                    name: sum(report.get(name, 0) for report in reports)
+                    for name in (
+                        "created",
+                        "duplicates",
+                        "reactivated",
+                        "skipped",
+                        "failed",
+                        "parked",
+                        "deferred",
+                        "pairs_written",
+                    )
+                },
+                **_written(net.mind_id, first_new_knot),
+            }
+            rows.append(row)
+            print(f"  {workers} worker(s): {promoted} promoted in {seconds:.2f} s ({row['memories_per_s']}/s)")
+        machine = {"cpu_count": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2), **server_versions()}
+    finally:
+        database_drop(args.database)
+    print()
+    print(table(rows, knots=net.knots))
+    print(f"Load average {machine['load_average_1m']}, PostgreSQL {machine['postgres']}")
+    result = {
+        "started_at": started_at(started),
+        "machine": machine,
+        "config": {"knots": net.knots, "memories": args.memories, "batch": args.batch, "seed": args.seed},
+        "fixture": {"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s},
+        "configurations": rows,
+    }
+    if not args.no_save:
+        result_save("promotion", result, started=started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

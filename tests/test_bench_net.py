@@ -1,0 +1,138 @@
+"""The long-term net's benchmark parts: the COPY-built fixture, the decay rounds, the tables.
+
+Speed is never asserted (benchmarks measure it); these tests check that the fixture holds what
+its docstring says and that the decay bench measures the service and its bare statement alike.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.db.models import F
+from django.utils import timezone
+
+from bench.decay import decay_rounds
+from bench.decay import table as decay_table
+from bench.promotion import table as promotion_table
+
+
+def _index_names() -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename IN ('synapses_knot', 'memories_memory')")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_net_fixture_holds_one_presence_and_one_origin_link_per_knot_and_edges_both_ways():
+    from bench.net_fixture import ENTITY_NAMES, net_build
+    from memories.models import Memory
+    from synapses.models import Edge, Entity, Knot, KnotPresence, LinkKind, MemoryKnot
+
+    indexes_before = _index_names()
+    net = net_build(knots=300, distinct=100, seed=3, edge_pairs=2)
+
+    knots = Knot.objects.filter(mind_id=net.mind_id)
+    assert (net.knots, knots.count()) == (300, 300)
+    assert Memory.objects.filter(mind_id=net.mind_id, promoted_at__isnull=False).count() == 100
+    # The 100 base knots hold their memory's content; the 200 repeats are further versions of them.
+    assert knots.exclude(content="").count() == 100
+    assert knots.values("memory_id", "content_hash").distinct().count() == 300
+    assert not knots.exclude(content="").exclude(content=F("memory__content")).exists()
+    assert KnotPresence.objects.filter(knot__mind_id=net.mind_id).count() == 300
+    assert MemoryKnot.objects.filter(mind_id=net.mind_id, kind=LinkKind.ORIGIN).count() == 300
+    assert Entity.objects.filter(mind_id=net.mind_id).count() == len(ENTITY_NAMES)
+
+    # A knot's entities are names its content holds as words.
+    name_of = {pk: name for name, pk in net.entity_ids.items()}
+    for knot in knots.exclude(content="").exclude(entities=[])[:20]:
+        assert all(re.search(rf"(?<![\w-]){name_of[entity]}(?![\w-])", knot.content) for entity in knot.entities)
+
+    edges = Edge.objects.filter(mind_id=net.mind_id)
+    pairs = set(edges.values_list("source_id", "target_id"))
+    assert len(pairs) == net.edges > 0
+    assert all((target, source) in pairs for source, target in pairs)
+    assert not edges.filter(source_id=F("target_id")).exists()
+    for edge in edges.select_related("source", "target")[:50]:
+        low, high = sorted((edge.source.weight_anchor, edge.target.weight_anchor))
+        assert low - 1e-9 <= edge.weight_raw <= high + 1e-9
+
+    # Presence: inactive exactly where it fell below MIN_WEIGHT, and some knots faded.
+    from synapses.config import setting
+
+    presence = KnotPresence.objects.filter(knot__mind_id=net.mind_id)
+    assert presence.filter(is_active=False).exists()
+    assert not presence.filter(is_active=False, weight_present__gte=setting("MIN_WEIGHT")).exists()
+    assert not presence.filter(is_active=True, weight_present__lt=setting("MIN_WEIGHT")).exists()
+    # Every index dropped for the load is back.
+    assert _index_names() == indexes_before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decay_round_runs_the_service_and_the_bare_statement_on_the_same_knots_in_alternating_order():
+    from bench.net_fixture import net_build
+    from synapses.config import setting
+    from synapses.models import KnotPresence
+
+    net = net_build(knots=200, distinct=50, seed=4, edge_pairs=0, hnsw=False)
+    active = KnotPresence.objects.filter(knot__mind_id=net.mind_id, is_active=True).count()
+    start = timezone.now()
+
+    measured = decay_rounds(rounds=2, start=start)
+
+    assert [row["kind"] for row in measured] == ["service", "bare", "bare", "service"]
+    assert measured[0]["knots_decayed"] == active
+    # Each run decays the knots still active after the one before.
+    for before, after in zip(measured, measured[1:], strict=False):
+        assert after["knots_decayed"] == before["knots_decayed"] - before["knots_deactivated"]
+    # The last run (day 4) left every active knot at presence_base · e^(−rate · days since reinforced_at).
+    last = start + timedelta(days=4)
+    rate = setting("DECAY_RATE")
+    for row in KnotPresence.objects.filter(knot__mind_id=net.mind_id, is_active=True)[:20]:
+        days = (last - row.reinforced_at).total_seconds() / 86_400
+        assert row.weight_present == pytest.approx(row.presence_base * math.exp(-rate * days), rel=1e-9)
+        assert row.decayed_at == last
+
+
+def _decay_run(kind: str, seconds: float) -> dict:
+    return {"round": 1, "kind": kind, "seconds": seconds, "knots_decayed": 10, "knots_per_s": 10 / seconds}
+
+
+def test_the_decay_table_judges_the_slowest_service_run_against_fifteen_seconds_per_million_knots():
+    fast = [_decay_run("service", 9.0), _decay_run("service", 14.0), _decay_run("bare", 8.0)]
+    slow = [_decay_run("service", 9.0), _decay_run("service", 16.0), _decay_run("bare", 8.0)]
+
+    assert decay_table(fast, knots=1_000_000).splitlines()[-1].endswith(": met")
+    assert decay_table(slow, knots=1_000_000).splitlines()[-1].endswith(": not met")
+    assert "bound" not in decay_table(fast, knots=2_000)
+
+
+def _promotion_row(workers: int, per_s: float) -> dict:
+    pairs = {"knots_created": 100, "edge_pairs_mean": 3.0, "edge_pairs_max": 7, "max_edge_pairs_per_knot": 50}
+    return {"workers": workers, "promoted": 100, "seconds": 100 / per_s, "memories_per_s": per_s, **pairs}
+
+
+def test_the_promotion_table_judges_the_two_worker_row_against_a_hundred_memories_a_second():
+    assert promotion_table([_promotion_row(1, 80.0), _promotion_row(2, 120.0)], knots=100).endswith(": met")
+    assert promotion_table([_promotion_row(1, 120.0), _promotion_row(2, 90.0)], knots=100).endswith(": not met")
+    assert "goal" not in promotion_table([_promotion_row(1, 120.0)], knots=100)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backlog_is_stored_embedded_and_pending_in_the_nets_mind():
+    from bench.net_fixture import backlog_add, net_build
+    from bench.promotion import _pending_count
+    from memories.models import Memory
+
+    net = net_build(knots=50, seed=5, edge_pairs=1, hnsw=False)
+    ids = backlog_add(net, count=30, seed=6)
+
+    backlog = Memory.objects.filter(pk__in=ids)
+    assert backlog.count() == 30
+    assert not backlog.exclude(mind_id=net.mind_id).exists()
+    assert not backlog.filter(embedding__isnull=True).exists()
+    assert _pending_count(net.mind_id, ids) == 30
+    assert all(name in memory.content for memory in backlog for name in memory.entities)
