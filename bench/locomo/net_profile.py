@@ -51,12 +51,19 @@ def _profile(stored, k: int) -> None:
     memory_of = {pk: dia_id for pk, dia_id in stored.turn_of.items()}
     found_by_shell: Counter[int] = Counter()
     items_by_shell: Counter[int] = Counter()
+    followed: Counter[str] = Counter()  # the layers of the edge each spread item came by
+    followed_speakers_only = 0
     evidence_total = 0
     for question in stored.conversation.questions:
         evidence_total += len(question.evidence)
         seen: set[str] = set()
         for item in resonance_of(mind=stored.mind, q=question.text, limit=k)["items"]:
             items_by_shell[item["shell"]] += 1
+            if item["path"]:
+                step = item["path"][-1]
+                followed["+".join(sorted(step["layers"]))] += 1
+                names = {name.lower() for name in step["shared_entities"]}
+                followed_speakers_only += bool(names) and names <= speakers
             for memory_id in item["memory_ids"]:
                 dia_id = memory_of.get(memory_id)
                 if dia_id in question.evidence and dia_id not in seen:
@@ -73,6 +80,12 @@ def _profile(stored, k: int) -> None:
     print(
         f"  {len(stored.conversation.questions)} questions, {evidence_total} evidence turns; found in the top {k}: "
         + ", ".join(f"shell {shell}: {count}" for shell, count in sorted(found_by_shell.items()))
+    )
+    spread_items = sum(followed.values())
+    print(
+        "  edges spread items came by: "
+        + ", ".join(f"{layers} {count / max(spread_items, 1):.0%}" for layers, count in followed.most_common(4))
+        + f"; sharing only a speaker: {followed_speakers_only / max(spread_items, 1):.0%}"
     )
     print(
         "  items returned by shell: "
