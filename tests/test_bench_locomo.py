@@ -28,7 +28,7 @@ from bench.locomo.dataset import (
     turn_memory,
 )
 from bench.locomo.metrics import Outcome, recall_at_k, system_summary
-from bench.locomo.synthetic import SYNTHETIC_SAMPLES, synthetic_write
+from bench.locomo.synthetic import EDGE_SAMPLE, SYNTHETIC_SAMPLES, synthetic_write
 
 REPO = Path(__file__).resolve().parent.parent
 MARATHON = "Bob: I finished the marathon in Porto last Sunday."
@@ -262,7 +262,8 @@ def test_the_command_writes_the_documented_json(tmp_path):
     result = json.loads(out.read_text())
     assert {"embedder", "conversations", "questions", "turns", "systems"} <= set(result)
     assert (result["embedder"], result["conversations"], result["questions"], result["turns"]) == ("hashing", 2, 5, 8)
-    assert set(result["systems"]) == {"vector", "fulltext", "hybrid"}
+    assert set(result["systems"]) == {"vector", "fulltext", "hybrid", "synapse"}
+    assert result["prepare_s"] > 0.0  # synapse's promotion ran
     for summary in result["systems"].values():
         assert {"recall@1", "recall@5", "by_category", "p50_ms", "p95_ms"} <= set(summary)
         assert set(summary["by_category"]) == {"1", "2", "4"}
@@ -270,3 +271,49 @@ def test_the_command_writes_the_documented_json(tmp_path):
         assert 0.0 < summary["p50_ms"] <= summary["p95_ms"]
     assert result["systems"]["fulltext"]["recall@1"] == 0.9  # as the run above, worked out by hand
     assert "recall@5" in completed.stdout and "fulltext" in completed.stdout
+
+
+# --- The synapse system: promotion, then resonance over the net -------------------------------
+
+
+def test_there_are_four_systems_and_only_synapse_prepares_the_mind():
+    from bench.locomo.systems import SYSTEMS, promotion_step
+
+    assert list(SYSTEMS) == ["vector", "fulltext", "hybrid", "synapse"]
+    assert [name for name, system in SYSTEMS.items() if system.prepare is not None] == ["synapse"]
+    assert SYSTEMS["synapse"].prepare is promotion_step
+
+
+def test_the_prepare_step_promotes_every_turn_into_one_knot_each_in_the_conversations_order(db):
+    from bench.locomo.harness import conversation_store
+    from bench.locomo.systems import promotion_step
+    from minds.services import user_register
+    from synapses.models import Knot
+
+    owner = user_register(email="locomo-order@example.com", password="a password that is long enough")
+    stored = conversation_store(_conversations()[0], owner=owner, prepare=[promotion_step])
+    knots = Knot.objects.filter(mind_id=stored.mind.pk).order_by("id").values_list("memory_id", flat=True)
+    # Knot ids grow with each insert: the knots were made turn by turn, as the turns were said.
+    assert [stored.turn_of[memory_id] for memory_id in knots] == ["D1:1", "D1:2", "D1:3", "D2:1", "D2:2", "D2:3"]
+
+
+def test_synapse_finds_an_evidence_turn_that_only_an_edge_of_the_net_leads_to(db):
+    from bench.locomo.harness import conversation_store
+    from bench.locomo.systems import SYSTEMS
+    from minds.services import user_register
+    from synapses.services.resonance import resonance_of
+
+    owner = user_register(email="locomo-edge@example.com", password="a password that is long enough")
+    conversation = conversation_parse(EDGE_SAMPLE)
+    synapse = SYSTEMS["synapse"]
+    stored = conversation_store(conversation, owner=owner, prepare=[synapse.prepare])
+    question = conversation.questions[0].text
+    # Full text: 'instrument', 'village', 'clockmaker', 'buy' — only D1:1 holds any ("bought"
+    # is not a stem of "buy").
+    assert _turns(stored, SYSTEMS["fulltext"].top_k(stored.mind.pk, question, 5)) == [("D1:1",)]
+    found = [turn for item in _turns(stored, synapse.top_k(stored.mind.pk, question, 3)) for turn in item]
+    assert {"D1:1", "D1:2"} <= set(found)
+    memory_of = {dia_id: pk for pk, dia_id in stored.turn_of.items()}
+    items = resonance_of(mind=stored.mind, q=question, limit=3)["items"]
+    bassoon = next(item for item in items if memory_of["D1:2"] in item["memory_ids"])
+    assert bassoon["shell"] >= 1 and bassoon["path"], "reached by spreading, not as an anchor"

@@ -1,7 +1,7 @@
 """`python -m bench locomo`: retrieval quality on LoCoMo, every system in the same run and database.
 
     python -m bench locomo --data PATH [--conversations N] [--embedder hashing|sentence-transformers]
-                           [--k 5,10,20] [--systems vector,fulltext,hybrid] [--json OUT]
+                           [--k 5,10,20] [--systems vector,fulltext,hybrid,synapse] [--json OUT]
 
 Builds a throw-away database (bench.database), stores every conversation as a mind, asks every
 question of categories 1–4 with at least one evidence turn of every system, prints the table and,
@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{result['skipped_evidence']} evidence strings named no turn), embedder {result['embedding_model']}"
     )
     print(results_table(result))
+    if result["prepare_s"]:
+        print(f"\nPrepare steps (promotion into the net): {result['prepare_s']} s for {result['turns']} turns")
     machine = result["machine"]
     print(f"\n{result['duration_s']} s; {machine['cpu_count']} CPUs, PostgreSQL {machine['postgres']}, "
           f"pgvector {machine['pgvector']}, load average {machine['load_average_1m']}")  # fmt: skip

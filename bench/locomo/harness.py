@@ -9,14 +9,14 @@ that rotates from question to question so no system always runs first (warm cach
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
 
 from bench.locomo.dataset import Conversation, Question, turn_memory
 from bench.locomo.metrics import Outcome, recall_at_k, system_summary
-from bench.locomo.systems import PREPARE_STEPS, System
+from bench.locomo.systems import System
 from memories.api.serializers import MAX_SYNC_MEMORIES, SyncRequestSerializer
 from memories.models import Memory
 from memories.services.memory import memories_sync
@@ -37,6 +37,7 @@ class StoredConversation:
     conversation: Conversation
     mind: Mind
     turn_of: dict[str, str]  # memory id → dia_id
+    prepare_s: float = 0.0  # wall time of the prepare steps on this mind (seconds)
 
 
 def _unique_keys(items: list[dict]) -> None:
@@ -48,22 +49,31 @@ def _unique_keys(items: list[dict]) -> None:
             fields["key"] = f"{fields['key']}-{count}"
 
 
-def conversation_store(conversation: Conversation, *, owner) -> StoredConversation:
-    """One mind with every turn of `conversation` as a memory, then the prepare steps."""
+def conversation_store(
+    conversation: Conversation, *, owner, prepare: Sequence[Callable[[Mind, Sequence[str]], None]] = ()
+) -> StoredConversation:
+    """One mind with every turn of `conversation` as a memory, then the `prepare` steps, each
+    given the mind and its memory ids in the conversation's order."""
     mind, issued = mind_create(owner=owner, name=f"LoCoMo {conversation.sample_id}".strip())
     caller = caller_of(AgentPrincipal(key=issued.key))
     items = [turn_memory(turn, speakers=conversation.speakers) for turn in conversation.turns]
     _unique_keys(items)
     turn_of: dict[str, str] = {}
+    position: dict[str, int] = {}  # memory id → the turn's place in the conversation
     for start in range(0, len(items), MAX_SYNC_MEMORIES):
         serializer = SyncRequestSerializer(data={"memories": items[start : start + MAX_SYNC_MEMORIES]})
         serializer.is_valid(raise_exception=True)
         result = memories_sync(mind=mind, items=serializer.validated_data["memories"], caller=caller)
         for item in result.items:
             turn_of[item.memory_id] = conversation.turns[start + item.index].dia_id
-    for step in PREPARE_STEPS:
-        step(mind)
-    return StoredConversation(conversation=conversation, mind=mind, turn_of=turn_of)
+            position[item.memory_id] = start + item.index
+    in_order = sorted(position, key=position.__getitem__)
+    started = time.perf_counter()
+    for step in prepare:
+        step(mind, in_order)
+    return StoredConversation(
+        conversation=conversation, mind=mind, turn_of=turn_of, prepare_s=time.perf_counter() - started
+    )
 
 
 def _ask(system: System, stored: StoredConversation, question: Question, ks: Sequence[int]) -> Outcome:
@@ -92,7 +102,16 @@ def locomo_run(conversations: list[Conversation], *, systems: Sequence[System], 
     Returns `{"conversations", "questions", "turns", "skipped_evidence", "k", "systems": {name: summary}}`.
     """
     owner = user_register(email=LOCOMO_OWNER_EMAIL, password=LOCOMO_OWNER_PASSWORD)
-    stored = [conversation_store(conversation, owner=owner) for conversation in conversations]
+    prepare = [system.prepare for system in systems if system.prepare is not None]
+    stored = []
+    for conversation in conversations:
+        stored.append(conversation_store(conversation, owner=owner, prepare=prepare))
+        if prepare:
+            print(
+                f"  {conversation.sample_id}: {len(conversation.turns)} turns stored and prepared in "
+                f"{stored[-1].prepare_s:.1f} s",
+                flush=True,
+            )
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {Memory._meta.db_table}")  # fresh statistics for the planner, as autovacuum would
     asked = [(mind, question) for mind in stored for question in mind.conversation.questions]
@@ -109,6 +128,7 @@ def locomo_run(conversations: list[Conversation], *, systems: Sequence[System], 
         "questions": len(asked),
         "turns": sum(len(conversation.turns) for conversation in conversations),
         "skipped_evidence": sum(conversation.skipped_evidence for conversation in conversations),
+        "prepare_s": round(sum(mind.prepare_s for mind in stored), 1),
         "k": list(ks),
         "systems": {name: system_summary(found, ks) for name, found in outcomes.items()},
     }

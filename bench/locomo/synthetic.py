@@ -83,6 +83,38 @@ SYNTHETIC_SAMPLES: list[dict] = [
 ]
 
 
+# A third conversation, kept apart from SYNTHETIC_SAMPLES (whose counts the tests work out by
+# hand), for the net: the question's words are only in D1:1 ("clockmaker", "village"); its
+# evidence D1:2 shares none of them, only the name Greta and the session's day with D1:1, so
+# neither full text nor an anchor finds it: only an edge of the net leads there. Session 2 is
+# another day with other names, words the question does not use.
+EDGE_SAMPLE: dict = {
+    "sample_id": "synthetic-edge",
+    "conversation": {
+        "speaker_a": "Erin",
+        "speaker_b": "Farid",
+        "session_1_date_time": "11:00 am on 5 January, 2024",
+        "session_1": [
+            {"speaker": "Erin", "dia_id": "D1:1", "text": "Our village clockmaker is my aunt, Greta."},
+            {"speaker": "Farid", "dia_id": "D1:2", "text": "So Greta bought that old bassoon from Hamburg!"},
+        ],
+        "session_2_date_time": "6:30 pm on 20 August, 2024",
+        "session_2": [
+            {"speaker": "Erin", "dia_id": "D2:1", "text": "Tomorrow I start kayaking lessons with Ingrid."},
+            {"speaker": "Farid", "dia_id": "D2:2", "text": "Ingrid taught me sailing near Oslo."},
+        ],
+    },
+    "qa": [
+        {
+            "question": "Which instrument did the village clockmaker buy?",
+            "answer": "A bassoon",
+            "evidence": ["D1:1", "D1:2"],
+            "category": 1,
+        }
+    ],
+}
+
+
 def synthetic_write(path: Path) -> Path:
     path = Path(path)
     path.write_text(json.dumps(SYNTHETIC_SAMPLES, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -3,12 +3,13 @@
 This is the one place to add a system: a function `(mind_id, question, limit) -> items`, where
 an item is the tuple of memory ids it stands for (one for a memory; a knot linked to several
 memories names them all), registered in SYSTEMS; and, if the system needs the mind made ready
-after the turns are stored (promotion into the net), a step in PREPARE_STEPS.
+after the turns are stored (promotion into the net), its `prepare` step. A run prepares a mind
+with the steps of the systems it asks, so a run without `synapse` promotes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
@@ -18,6 +19,8 @@ from memories.embedders import get_embedder
 from memories.models import CURRENT_SQL, Memory
 from memories.selectors.search import memories_search, memories_text_search
 from minds.models import Mind
+from synapses.services.promotion import memories_promote
+from synapses.services.resonance import resonance_of
 
 Items = list[tuple[str, ...]]
 
@@ -30,6 +33,8 @@ class System:
     # The top k of a larger limit starts with the top k of a smaller one, so one call at the
     # largest k scores every k. A system without this property is asked once per k.
     prefix_stable: bool = True
+    # Run on every mind after its turns are stored and before any question (None: nothing to do).
+    prepare: Callable[[Mind, Sequence[str]], None] | None = None
 
 
 def _vector_literal(vector) -> str:
@@ -71,6 +76,26 @@ def hybrid_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:
     return [hit.memory.pk for hit in memories_search(mind_id=mind_id, q=q, limit=limit)]
 
 
+def promotion_step(mind: Mind, memory_ids: Sequence[str]) -> None:
+    """Promote every stored turn into the mind's long-term net, in the conversation's order.
+
+    One call per memory: the service takes a batch longest waiting first (`updated_at`, then
+    id), and a sync writes one timestamp for its whole batch, so a batch would be promoted in
+    random id order. Turn by turn, each knot meets the net as it stood when the turn was said
+    (the edges it gets depend on the knots already there). `now_all` takes memories younger
+    than the maturity delay, as `manage.py promote --now` does.
+    """
+    for memory_id in memory_ids:
+        memories_promote(memory_ids=[memory_id], now_all=True)
+
+
+def synapse_top_k(*, mind_id: str, q: str, limit: int) -> Items:
+    """GET /synapses/resonance?q=…&limit=… in the default mode (the `resonance_of` service in
+    process): each item is a knot and stands for every memory in its `memory_ids`."""
+    mind = Mind.objects.get(pk=mind_id)
+    return [tuple(item["memory_ids"]) for item in resonance_of(mind=mind, q=q, limit=limit)["items"]]
+
+
 def _one_memory_each(top_k: Callable[..., list[str]]) -> Callable[[str, str, int], Items]:
     return lambda mind_id, q, limit: [(pk,) for pk in top_k(mind_id=mind_id, q=q, limit=limit)]
 
@@ -81,17 +106,14 @@ SYSTEMS: dict[str, System] = {
         System("vector", _one_memory_each(vector_top_k), "exact cosine top-k over the mind's memories (no index)"),
         System("fulltext", _one_memory_each(fulltext_top_k), "the product's full-text selector, ts_rank_cd"),
         System("hybrid", _one_memory_each(hybrid_top_k), "GET /memory/search: full text + vectors, RRF"),
+        System(
+            "synapse",
+            lambda mind_id, q, limit: synapse_top_k(mind_id=mind_id, q=q, limit=limit),
+            "GET /synapses/resonance, default mode: anchors, spreading activation over the net's edges",
+            # The fill of further anchors depends on the limit, so the top 5 of limit 20 need not be
+            # the top 5 of limit 5: asked once per k.
+            prefix_stable=False,
+            prepare=promotion_step,
+        ),
     )
 }
-
-
-def promotion_step(mind: Mind) -> None:
-    """Promote every stored turn into the long-term net before the questions are asked.
-
-    A no-op today: the net and its write path do not exist yet. With them this becomes
-    `manage.py promote --now --mind <id>` (every non-expired memory, regardless of age).
-    """
-
-
-# Run in order on every mind after its turns are stored and before any question.
-PREPARE_STEPS: tuple[Callable[[Mind], None], ...] = (promotion_step,)
