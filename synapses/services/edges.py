@@ -164,11 +164,20 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
     )
     own = knot_features(knot)
     pairs: list[_Pair] = []
+    # Pairs sharing the same entities share their parameters: built once per formation, not per
+    # pair (a knot of a common speaker shares it with most of its ~400 candidates).
+    shared_params: dict[tuple[int, ...], EdgeParameters] = {}
     for candidate in found.candidates:
         hits = layers_between(own, candidate_features(candidate), params, cosine=candidate.cosine)
         if hits:
             entity = hits.get(constants.LAYER_ENTITY)
-            pair_params = params if entity is None else entity_params(params, entity.shared, found.carriers, cap)
+            if entity is None:
+                pair_params = params
+            else:
+                pair_params = shared_params.get(entity.shared)
+                if pair_params is None:
+                    pair_params = entity_params(params, entity.shared, found.carriers, cap)
+                    shared_params[entity.shared] = pair_params
             strength = edge_strength(own.weight_anchor, candidate.weight_anchor, hits, pair_params)
             pairs.append(_Pair(candidate=candidate, hits=hits, strength=strength))
     pairs.sort(key=lambda pair: (-pair.rank, pair.candidate.knot_id))

@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from memories.embedders import get_embedder
 from memories.models import Memory, current_filter
-from memories.selectors.search import VectorPlan, hnsw_settings
+from memories.selectors.search import VectorPlan
 from memories.services.memory import embed_all
 from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
@@ -47,7 +47,7 @@ from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN
 from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.selectors import vector_literal
+from synapses.selectors import net_hnsw_settings, vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
@@ -221,7 +221,7 @@ def nearest_other_knot(*, mind_id: str, memory_id: str, vector) -> Nearest | Non
     here, because the HNSW scan returns them in relaxed order."""
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
     with connection.cursor() as cursor:
-        cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **hnsw_settings(MATCH_CANDIDATES)})
+        cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **net_hnsw_settings(MATCH_CANDIDATES)})
         plan = VectorPlan.EXACT if cursor.fetchone()[0] <= bound else VectorPlan.HNSW
         cursor.execute(
             _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]),
