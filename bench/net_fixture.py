@@ -26,8 +26,9 @@ The rows are built in Python and sent with COPY (`cursor.copy`); the vectors go 
 binary COPY (pgvector's binary form: no 384-number text per row), and the knots, presence and
 links are derived from the loaded rows by INSERT … SELECT. The indexes that a load would
 update row by row (the knots' and memories' HNSW and GIN indexes) are dropped first and built
-again after loading; the foreign-key triggers are off during the load (`session_replication_role
-= replica`; the rows are consistent by construction), then `VACUUM ANALYZE`.
+again after loading; the foreign-key triggers are off during the load when the role may switch them off
+(`session_replication_role = replica`, superusers only; the rows are consistent by
+construction), then `VACUUM ANALYZE`.
 """
 
 from __future__ import annotations
@@ -183,7 +184,13 @@ def net_build(
         if not hnsw:
             definitions = [d for d in definitions if "knot_embedding_hnsw" not in d]
         # The load writes consistent rows only: no foreign-key trigger needs to check each one.
-        cursor.execute("SET LOCAL session_replication_role = replica")
+        # Only a superuser may switch them off; any other role loads with the checks on (slower),
+        # checked per statement: deferred checks left pending would forbid the index builds below.
+        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        if cursor.fetchone()[0]:
+            cursor.execute("SET LOCAL session_replication_role = replica")
+        else:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             "CREATE TEMP TABLE bench_net_base (n int PRIMARY KEY, memory_id varchar(40), embedding vector,"
             " entities bigint[], event_time timestamptz, event_precision varchar(8), weight_raw float8,"
