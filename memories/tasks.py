@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from memories.services import idempotency
+from memoryproject.outage import waits_out_outages
 
 
-def idempotency_records_purge() -> int:
+@waits_out_outages
+def idempotency_records_purge() -> int | dict[str, str]:
     """Daily: forget Idempotency-Key records older than 24 h; return how many were deleted."""
     return idempotency.idempotency_records_purge()

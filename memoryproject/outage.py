@@ -10,9 +10,12 @@ logged it (Django, django-q2, our own code).
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
 import psycopg
 from django.db import InterfaceError, OperationalError
@@ -87,6 +90,32 @@ class OutageState:
 
 
 outage = OutageState()
+
+
+P = ParamSpec("P")
+
+# What a background task that an outage stopped returns instead of its counts.
+TASK_SKIPPED_FOR_OUTAGE: dict[str, str] = {"skipped": "database unavailable"}
+
+
+def waits_out_outages(task: Callable[P, Any]) -> Callable[P, Any]:
+    """For django-q2 tasks: an outage error ends the task with one log line per outage, not a failure.
+
+    django-q2 logs a failed task as "Failed '<task>' - <error> : <traceback>", a string the log
+    filter below cannot recognise, so each scheduled run during an outage would print a traceback.
+    Nothing is lost by ending quietly: every task here is repeated by its schedule (the promotion
+    sweep finds what is still pending, decay works from timestamps, purges delete by age).
+    """
+
+    @functools.wraps(task)
+    def run(*args: P.args, **kwargs: P.kwargs) -> Any:
+        try:
+            return task(*args, **kwargs)
+        except DATABASE_OUTAGE_ERRORS as error:
+            outage.report(error)
+            return dict(TASK_SKIPPED_FOR_OUTAGE)
+
+    return run
 
 
 def _on_connection_created(sender, connection, **kwargs) -> None:

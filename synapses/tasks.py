@@ -6,6 +6,7 @@ from dataclasses import asdict
 
 from django_q.tasks import async_task
 
+from memoryproject.outage import waits_out_outages
 from synapses.config import setting
 from synapses.services.decay import knots_decay as knots_decay_service
 from synapses.services.promotion import memories_promote as memories_promote_service
@@ -14,6 +15,7 @@ from synapses.services.promotion import memories_promote as memories_promote_ser
 _PROMOTE_TASK = "synapses.tasks.memories_promote"
 
 
+@waits_out_outages
 def memories_promote(memory_ids: list[str]) -> dict[str, int | str]:
     """Promote those of `memory_ids` that are pending and mature (enqueued on commit after every
     memory write, once per transaction); the others wait for the sweep. Its counts.
@@ -34,6 +36,7 @@ def memory_promote(memory_id: str) -> dict[str, int | str]:
     return memories_promote(memory_ids=[memory_id])
 
 
+@waits_out_outages
 def promotion_sweep() -> dict[str, int | str]:
     """Every minute (memoryproject/schedules.py): the longest-waiting pending, mature memories of
     every mind, at most PROMOTION_BATCH_SIZE. Catches what matured by age, what failed before
@@ -41,6 +44,7 @@ def promotion_sweep() -> dict[str, int | str]:
     return memories_promote_service().as_dict()
 
 
-def knots_decay() -> dict[str, int]:
+@waits_out_outages
+def knots_decay() -> dict[str, int | str]:
     """The daily decay and pipeline-log retention (memoryproject/schedules.py): its counts."""
     return asdict(knots_decay_service())

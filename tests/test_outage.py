@@ -32,7 +32,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memoryproject.outage import OutageLogFilter, outage
+from memoryproject.outage import TASK_SKIPPED_FOR_OUTAGE, OutageLogFilter, outage, waits_out_outages
+from memoryproject.schedules import SCHEDULES
 from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
 from pipelinelog.models import LogEntry
 from pipelinelog.writer import BufferedWriter, Row, retry_delay
@@ -46,7 +47,7 @@ OUTAGE_SECONDS = 10
 # … and the most the server's log may grow meanwhile, access log included (lines).
 LOG_GROWTH_LIMIT = 200
 # The project's own code: no traceback through it may reach the log during the outage.
-PROJECT_PACKAGES = ("memoryproject", "memories", "pipelinelog", "synapses")
+PROJECT_PACKAGES = ("memoryproject", "minds", "memories", "pipelinelog", "synapses")
 # Pause between two requests of the stream (seconds): a steady client, ~4 requests a second.
 STREAM_PAUSE_SECONDS = 0.25
 
@@ -361,6 +362,47 @@ def test_the_log_says_an_outage_once_without_a_traceback_and_once_when_it_is_ove
     assert "The database is unavailable (OperationalError: connection" in records[0].getMessage()
     assert "\n" not in records[0].getMessage()
     assert no_outage.suppressed == 3
+
+
+def test_a_task_an_outage_stops_ends_with_one_line_and_no_traceback(no_outage, caplog):
+    error = _real_outage_error()
+    calls: list[int] = []
+
+    @waits_out_outages
+    def sweep(batch: int) -> dict[str, int]:
+        calls.append(batch)
+        raise error
+
+    with caplog.at_level(logging.WARNING, logger="memoryproject.outage"):
+        first, second = sweep(1), sweep(2)
+
+    assert calls == [1, 2]
+    assert first == second == TASK_SKIPPED_FOR_OUTAGE
+    assert [record.exc_info for record in caplog.records] == [None]
+    assert "The database is unavailable (OperationalError: connection" in caplog.records[0].getMessage()
+    assert no_outage.suppressed == 1
+
+
+def test_a_task_raises_every_error_that_is_not_an_outage(no_outage):
+    @waits_out_outages
+    def broken() -> None:
+        raise ValueError("a bug, not an outage")
+
+    with pytest.raises(ValueError, match="a bug"):
+        broken()
+    assert no_outage.since is None
+
+
+@pytest.mark.parametrize(
+    "dotted",
+    [spec.func for spec in SCHEDULES] + ["synapses.tasks.memories_promote"],
+)
+def test_every_background_task_waits_out_outages(dotted):
+    """django-q2 logs a failed task with its traceback as one string, which no log filter can
+    recognise: each task must end quietly itself (or call one that does)."""
+    module_name, _, name = dotted.rpartition(".")
+    task = getattr(__import__(module_name, fromlist=[name]), name)
+    assert getattr(task, "__wrapped__", None) is not None
 
 
 def test_a_new_connection_ends_the_outage_with_one_line(no_outage, caplog):
