@@ -8,6 +8,9 @@ A Mind Key acts on its own mind with write access; a human names the mind (`?min
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -71,10 +74,14 @@ def _body(serializer_class, request: Request, *, partial: bool = False) -> dict:
     return serializer.validated_data
 
 
-def _page(view: APIView, items) -> list:
-    """One page of `items` (a queryset, or anything with count() and slices) by the view's paginator."""
+def _paged_answer(view: APIView, items, serializer_class, context_of: Callable[[list], dict] | None = None) -> Response:
+    """The answer of a list endpoint: one page of `items` (a queryset, or anything with count() and
+    slices) by the view's paginator, serialized with the context `context_of` builds for that page
+    (the extra rows a page needs are read for its items only)."""
     view.paginator = view.pagination_class()
-    return view.paginator.paginate_queryset(items, view.request, view=view)
+    page = view.paginator.paginate_queryset(items, view.request, view=view)
+    context = context_of(page) if context_of else {}
+    return view.paginator.get_paginated_response(serializer_class(page, many=True, context=context).data)
 
 
 # --- usage ----------------------------------------------------------------------------------------
@@ -103,8 +110,7 @@ class GoalCollectionView(APIView):
         """The mind's goals, most motivated first (`active` filters)."""
         mind, _ = mind_from_request(request, need=Access.READ)
         params = query_params(GoalsQuerySerializer, request, besides=PAGE_PARAMS)
-        page = _page(self, queries.goals_list(mind_id=mind.pk, **params))
-        return self.paginator.get_paginated_response(GoalSerializer(page, many=True).data)
+        return _paged_answer(self, queries.goals_list(mind_id=mind.pk, **params), GoalSerializer)
 
     @extend_schema(tags=SYNAPSES_TAG, request=GoalInputSerializer, responses={201: GoalSerializer})
     def post(self, request):
@@ -164,9 +170,8 @@ class EntityCollectionView(APIView):
         """The mind's entities by name, with the number of knots carrying each (`name` filters)."""
         mind, _ = mind_from_request(request, need=Access.READ)
         params = query_params(EntitiesQuerySerializer, request, besides=PAGE_PARAMS)
-        page = _page(self, queries.entities_list(mind_id=mind.pk, **params))
-        data = EntitySerializer(page, many=True, context=_entity_context(mind.pk, page)).data
-        return self.paginator.get_paginated_response(data)
+        entities = queries.entities_list(mind_id=mind.pk, **params)
+        return _paged_answer(self, entities, EntitySerializer, partial(_entity_context, mind.pk))
 
     @extend_schema(tags=SYNAPSES_TAG, request=EntityInputSerializer, responses={201: EntityChangedSerializer})
     def post(self, request):
@@ -235,9 +240,8 @@ class KnotCollectionView(APIView):
         """The mind's knots, newest first; filters `active`, `observer`, `theme`, `entity` (name or alias)."""
         mind, _ = mind_from_request(request, need=Access.READ)
         params = query_params(KnotsQuerySerializer, request, besides=PAGE_PARAMS)
-        page = _page(self, queries.knots_list(mind_id=mind.pk, **params))
-        data = KnotSerializer(page, many=True, context=_knot_context(mind.pk, page)).data
-        return self.paginator.get_paginated_response(data)
+        knots = queries.knots_list(mind_id=mind.pk, **params)
+        return _paged_answer(self, knots, KnotSerializer, partial(_knot_context, mind.pk))
 
 
 class KnotDetailView(APIView):
@@ -292,9 +296,7 @@ class MemoryRelatedView(APIView):
         )
         no_query_params(request, besides=PAGE_PARAMS)
         related = queries.memory_related(memory=memory)
-        page = _page(self, related)
-        data = NetRelatedMemorySerializer(page, many=True, context={"related": related}).data
-        return self.paginator.get_paginated_response(data)
+        return _paged_answer(self, related, NetRelatedMemorySerializer, lambda _page: {"related": related})
 
 
 class MemoryGraphView(APIView):
