@@ -189,3 +189,15 @@ def test_mind_per_user_needs_an_owner_and_rows_without_user_id_need_a_mind(owner
     run(path, format="dump", mind_per_user=True, owner="owner@example.com", mind=mind.mind.pk)
     assert Memory.objects.get(mind=mind.mind).content == "No user"
     assert Memory.objects.filter(mind__name="carol").count() == 1
+
+
+def test_an_export_with_its_net_is_refused_under_mind_per_user_instead_of_losing_the_net(owner, mind, tmp_path):
+    path = tmp_path / "export.json"
+    path.write_bytes(b"".join(mind.agent.get("/mind/export").streaming_content))
+    document = json.loads(path.read_text())
+    document["knots"] = [{"id": 1}]  # any row: the net's sections are there
+    path.write_text(json.dumps(document))
+
+    with pytest.raises(CommandError, match="An export holds one mind, with its net: import it with --mind"):
+        run(path, mind_per_user=True, owner="owner@example.com")
+    assert Mind.objects.filter(owner=owner.user).count() == 1

@@ -91,8 +91,9 @@ def _by_user(rows: list[SourceRow]) -> Iterator[tuple[str | None, list[SourceRow
 
 class Command(BaseCommand):
     help = (
-        "Import memories from a file into a mind: our json export (memories and the net) or JSONL, "
-        "one memory object a line. Oldest first; importing the same file again creates nothing."
+        "Import memories from a file into a mind: our json export (memories and the net), JSONL (one "
+        "memory object a line), another tool's JSON/JSONL dump, or mem0's memories (one mind per user_id "
+        "with --mind-per-user). Oldest first; importing the same file again creates nothing."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -128,6 +129,8 @@ class Command(BaseCommand):
             if read.net_sections:
                 self._write_net(mind, read, memory_ids)
             return
+        if read.net_sections:
+            raise CommandError("An export holds one mind, with its net: import it with --mind, not --mind-per-user.")
         owner = self._owner(options["owner"])
         for user_id, rows in _by_user(read.rows):
             valid_rows = [row for row in rows if not row.problem]
