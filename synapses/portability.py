@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -73,108 +74,57 @@ def _chunks(rows: QuerySet) -> Iterator[list]:
         last = chunk[-1].pk
 
 
-def _time(value, represent_time: TimeFormatter) -> str | None:
-    return represent_time(value) if value is not None else None
+# Fields of the file whose model attribute has another name (the edge's knots, by id).
+_ATTRIBUTES = {"source": "source_id", "target": "target_id"}
+# Fields holding a vector (written as float32 decimals).
+_VECTOR_FIELDS = {"embedding"}
+
+
+def _cell(value, name: str, represent_time: TimeFormatter):
+    """One model value as the file writes it: times in the API's format, arrays as lists, vectors
+    as the shortest float32 decimals, everything else as it is."""
+    if name in _VECTOR_FIELDS:
+        return _vector(value)
+    if isinstance(value, datetime):
+        return represent_time(value)
+    if isinstance(value, list | tuple):
+        return list(value)
+    return value
+
+
+def _row(instance, names: Iterable[str], represent_time: TimeFormatter) -> dict:
+    """The file's fields `names` of one model instance: the same tuples the import reads back."""
+    return {name: _cell(getattr(instance, _ATTRIBUTES.get(name, name)), name, represent_time) for name in names}
 
 
 def _knot_rows(mind_id: str, represent_time: TimeFormatter) -> Iterator[dict]:
     for chunk in _chunks(Knot.objects.filter(mind_id=mind_id).select_related("presence").defer("search_vector")):
         links: dict[int, list[dict]] = {}
         for link in MemoryKnot.objects.filter(mind_id=mind_id, knot_id__in=[knot.pk for knot in chunk]).order_by("pk"):
-            links.setdefault(link.knot_id, []).append(
-                {
-                    "memory_id": link.memory_id,
-                    "content_hash": link.content_hash,
-                    "kind": link.kind,
-                    "created_at": represent_time(link.created_at),
-                }
-            )
+            links.setdefault(link.knot_id, []).append(_row(link, _LINK_FIELDS, represent_time))
         for knot in chunk:
             presence = getattr(knot, "presence", None)  # every knot has one; a missing one must not break the stream
             yield {
                 "id": knot.pk,
-                "memory_id": knot.memory_id,
-                "content": knot.content,
-                "content_hash": knot.content_hash,
-                "category": knot.category,
-                "observer": knot.observer,
-                "emotion": knot.emotion,
-                "arousal": knot.arousal,
-                "attributes": knot.attributes,
-                "embedding": _vector(knot.embedding),
-                "embedding_model": knot.embedding_model,
-                "themes": list(knot.themes),
-                "entities": list(knot.entities),
-                "event_time": _time(knot.event_time, represent_time),
-                "event_precision": knot.event_precision,
-                "weight_raw": knot.weight_raw,
-                "weight_anchor": knot.weight_anchor,
-                "activation_count": knot.activation_count,
-                "created_at": represent_time(knot.created_at),
-                "source_created_at": represent_time(knot.source_created_at),
-                "presence": {
-                    "presence_base": presence.presence_base,
-                    "weight_present": presence.weight_present,
-                    "reinforced_at": represent_time(presence.reinforced_at),
-                    "decayed_at": represent_time(presence.decayed_at),
-                    "is_active": presence.is_active,
-                }
-                if presence
-                else None,
+                **_row(knot, _KNOT_FIELDS, represent_time),
+                "presence": _row(presence, _PRESENCE_FIELDS, represent_time) if presence else None,
                 "links": links.get(knot.pk, []),
             }
 
 
-def _edge_rows(mind_id: str, represent_time: TimeFormatter) -> Iterator[dict]:
-    for chunk in _chunks(Edge.objects.filter(mind_id=mind_id)):
-        for edge in chunk:
-            yield {
-                "source": edge.source_id,
-                "target": edge.target_id,
-                "weight_raw": edge.weight_raw,
-                "weight_anchor": edge.weight_anchor,
-                "layers": list(edge.layers),
-                "shared_entities": list(edge.shared_entities),
-                "shared_themes": list(edge.shared_themes),
-                "time_distance": edge.time_distance,
-                "cosine_initial": edge.cosine_initial,
-                "layer_count": edge.layer_count,
-                "created_at": represent_time(edge.created_at),
-            }
-
-
-def _entity_rows(mind_id: str, represent_time: TimeFormatter) -> Iterator[dict]:
-    for chunk in _chunks(Entity.objects.filter(mind_id=mind_id)):
-        for entity in chunk:
-            yield {
-                "id": entity.pk,
-                "name": entity.name,
-                "aliases": list(entity.aliases),
-                "created_at": represent_time(entity.created_at),
-            }
-
-
-def _goal_rows(mind_id: str, represent_time: TimeFormatter) -> Iterator[dict]:
-    for chunk in _chunks(Goal.objects.filter(mind_id=mind_id)):
-        for goal in chunk:
-            yield {
-                "id": goal.pk,
-                "statement": goal.statement,
-                "motivation": goal.motivation,
-                "active": goal.active,
-                "embedding": _vector(goal.embedding),
-                "embedding_model": goal.embedding_model,
-                "created_at": represent_time(goal.created_at),
-                "updated_at": represent_time(goal.updated_at),
-            }
+def _section_rows(rows: QuerySet, names: tuple[str, ...], represent_time: TimeFormatter, *, with_id: bool = True):
+    """A flat section (edges, entities, goals), chunk by chunk; edges have no `id` in the file."""
+    for chunk in _chunks(rows):
+        for instance in chunk:
+            yield {**({"id": instance.pk} if with_id else {}), **_row(instance, names, represent_time)}
 
 
 def net_export_sections(mind_id: str, represent_time: TimeFormatter) -> Iterator[tuple[str, Iterable[dict]]]:
     """The four sections of the mind's net, each a lazy stream of rows (ids are the server's)."""
     yield "knots", _knot_rows(mind_id, represent_time)
-    yield "edges", _edge_rows(mind_id, represent_time)
-    yield "entities", _entity_rows(mind_id, represent_time)
-    yield "goals", _goal_rows(mind_id, represent_time)
+    yield "edges", _section_rows(Edge.objects.filter(mind_id=mind_id), _EDGE_FIELDS, represent_time, with_id=False)
+    yield "entities", _section_rows(Entity.objects.filter(mind_id=mind_id), _ENTITY_FIELDS, represent_time)
+    yield "goals", _section_rows(Goal.objects.filter(mind_id=mind_id), _GOAL_FIELDS, represent_time)
 
 
 # --- import: reading the rows -------------------------------------------------------------------

@@ -87,7 +87,9 @@ def _filled(body: str, values: dict[str, str], port: int) -> str:
     return body.replace("localhost:8000", f"localhost:{port}")
 
 
-def _run_block(body: str, stdin_lines: list[str], state: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+def _run_block(
+    body: str, stdin_lines: list[str], state: Path, env: dict[str, str], *, timeout: float = BLOCK_TIMEOUT_SECONDS
+) -> subprocess.CompletedProcess:
     names = sorted(set(re.findall(r"^\s*([A-Z_]+)=", body, re.M)))
     # One terminal: what earlier blocks set is sourced, what this block sets is saved for the next.
     script = f"set -o pipefail\n[ -f {state} ] && . {state}\n{body}\nstatus=$?\n"
@@ -101,7 +103,7 @@ def _run_block(body: str, stdin_lines: list[str], state: Path, env: dict[str, st
         input="".join(f"{line}\n" for line in stdin_lines),
         capture_output=True,
         text=True,
-        timeout=BLOCK_TIMEOUT_SECONDS,
+        timeout=timeout,
         start_new_session=True,  # no terminal: getpass reads the prompts' answers from stdin
     )
 

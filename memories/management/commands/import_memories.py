@@ -1,5 +1,6 @@
-"""`manage.py import_memories FILE [--mind ID] [--format export|jsonl]`: a file of memories into a
-mind, oldest first, idempotent, with a progress bar and a summary (docs/export-format.md,
+"""`manage.py import_memories FILE [--mind ID] [--format export|jsonl|dump|mem0] [--mind-per-user
+--owner EMAIL]`: a file of memories into a mind (or, for dumps of other tools, one mind per
+`user_id`), oldest first, idempotent, with a progress bar and a summary (docs/export-format.md,
 "Importing a file from the command line").
 
 Every row is checked as `POST /mind/import` checks it; the valid ones are written by the same
@@ -11,9 +12,11 @@ memory they name is in.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from tqdm import tqdm
@@ -25,6 +28,7 @@ from memories.services.validation import import_items_clean
 from memoryproject.domain import Conflict, ValidationFailed
 from minds.access import caller_of
 from minds.models import Mind
+from minds.services import mind_create
 
 
 @dataclass(frozen=True)
@@ -75,10 +79,21 @@ def _chronological(valid: list[_Valid], now: datetime) -> list[_Valid]:
     return sorted(valid, key=lambda entry: (entry.item["times"].get("created_at") or now, entry.position))
 
 
+def _by_user(rows: list[SourceRow]) -> Iterator[tuple[str | None, list[SourceRow]]]:
+    """The rows by their `user_id`, in the order each user first appears; rows without one first."""
+    groups: dict[str | None, list[SourceRow]] = {None: []}
+    for row in rows:
+        groups.setdefault(row.user_id, []).append(row)
+    if not groups[None]:
+        del groups[None]
+    yield from groups.items()
+
+
 class Command(BaseCommand):
     help = (
-        "Import memories from a file into a mind: our json export (memories and the net) or JSONL, "
-        "one memory object a line. Oldest first; importing the same file again creates nothing."
+        "Import memories from a file into a mind: our json export (memories and the net), JSONL (one "
+        "memory object a line), another tool's JSON/JSONL dump, or mem0's memories (one mind per user_id "
+        "with --mind-per-user). Oldest first; importing the same file again creates nothing."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -87,8 +102,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format",
             choices=sorted(READERS),
-            help="the file's format (default: jsonl for .jsonl/.ndjson files, else export)",
+            help="the file's format: export (ours), jsonl (our memory objects), dump (another tool's JSON or "
+            "JSONL rows), mem0 (mem0's get_all or export); default: jsonl for .jsonl/.ndjson files, else export",
         )
+        parser.add_argument(
+            "--mind-per-user",
+            action="store_true",
+            help="each user_id of the rows into its own mind, named after it and owned by --owner (found by "
+            "that name, else created); rows without user_id go to --mind",
+        )
+        parser.add_argument("--owner", help="email of the account that owns the minds --mind-per-user picks")
 
     def handle(self, *args, **options) -> None:
         path = options["file"]
@@ -100,8 +123,35 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {path}: {error}") from None
         except UnreadableFile as error:
             raise CommandError(f"{path}: {error}") from None
-        mind = self._mind(options["mind"], read)
-        valid, invalid = _checked(read.rows)
+        if not options["mind_per_user"]:
+            mind = self._mind(options["mind"], read)
+            memory_ids = self._import(mind, read.rows)
+            if read.net_sections:
+                self._write_net(mind, read, memory_ids)
+            return
+        if read.net_sections:
+            raise CommandError("An export holds one mind, with its net: import it with --mind, not --mind-per-user.")
+        owner = self._owner(options["owner"])
+        for user_id, rows in _by_user(read.rows):
+            valid_rows = [row for row in rows if not row.problem]
+            if user_id is None and not options["mind"]:
+                for row in rows:
+                    reason = row.problem or "no user_id to pick its mind by (name a mind for such rows with --mind)."
+                    self.stdout.write(f"  invalid {row.place}: {reason}")
+                continue
+            if user_id is None:
+                mind = self._mind(options["mind"], read)
+            elif not valid_rows:
+                for row in rows:
+                    self.stdout.write(f"  invalid {row.place}: {row.problem}")
+                continue
+            else:
+                mind = self._user_mind(owner, user_id)
+            self._import(mind, rows)
+
+    def _import(self, mind: Mind, rows: list[SourceRow]) -> dict[str, str]:
+        """The rows into `mind`, oldest first, and its summary; the file's memory ids → the mind's."""
+        valid, invalid = _checked(rows)
         counts, memory_ids = self._write(mind, _chronological(valid, timezone.now()))
         self.stdout.write(
             f"{mind.pk} ({mind.name}): {counts['created'] + counts['updated']} imported "
@@ -110,8 +160,24 @@ class Command(BaseCommand):
         )
         for place, reason in invalid:
             self.stdout.write(f"  invalid {place}: {reason}")
-        if read.net_sections:
-            self._write_net(mind, read, memory_ids)
+        return memory_ids
+
+    def _owner(self, email: str | None):
+        if not email:
+            raise CommandError("--mind-per-user needs --owner EMAIL: the account the minds belong to.")
+        owner = get_user_model().objects.filter(email__iexact=email.strip()).first()
+        if owner is None:
+            raise CommandError(f"No account with the email {email!r}.")
+        return owner
+
+    def _user_mind(self, owner, user_id: str) -> Mind:
+        """The owner's mind named `user_id` (the oldest, if several), else a new one."""
+        name = user_id[: Mind._meta.get_field("name").max_length]
+        mind = Mind.objects.select_related("owner").filter(owner=owner, name=name).order_by("created_at").first()
+        if mind is None:
+            mind = mind_create(owner=owner, name=name, description=f"Imported: the memories of user_id {user_id!r}.")[0]
+            self.stdout.write(f"Created mind {mind.pk} ({mind.name}) for user_id {user_id!r}.")
+        return mind
 
     def _mind(self, mind_id: str | None, read: ReadFile) -> Mind:
         if mind_id:
