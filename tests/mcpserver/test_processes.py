@@ -174,7 +174,7 @@ def test_a_wrong_key_stops_the_server_at_start_up_with_one_line_and_nothing_on_t
 
 
 def test_a_host_that_is_not_loopback_is_refused_before_anything_listens(mind):
-    started = _start("--http", "--host", "0.0.0.0", mind_key=mind.key)
+    started = _start("--http", "--host", "0.0.0.0", mind_key=mind.key)  # noqa: S104 — the refusal is the test
 
     assert started.returncode == 1
     assert "is not a loopback address" in started.stderr
