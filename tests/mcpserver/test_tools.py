@@ -7,10 +7,12 @@ import json
 
 import pytest
 from asgiref.sync import async_to_sync
+from jsonschema import Draft202012Validator
 from mcp import Client
 
-from mcpserver.calls import NOT_A_MIND_KEY, tool_call
+from mcpserver.calls import NOT_A_MIND_KEY, SERVER_ERROR, tool_call
 from mcpserver.server import build_server
+from mcpserver.tools import TOOLS
 from memories.models import Memory
 from minds.models import MindKey
 from pipelinelog.models import LogEntry
@@ -228,3 +230,37 @@ def test_the_sdk_client_lists_every_tool_with_its_schema_and_a_description(mind)
     assert tools["forget"].annotations.destructive_hint is True
     assert tools["recall"].annotations.read_only_hint is True
     assert all(len(tool.description) > 80 for tool in tools.values())
+
+
+def test_every_tool_schema_is_valid_json_schema_and_accepts_an_example_call(mind):
+    examples = {
+        "recall": {"q": "Anna", "limit": 5},
+        "store": {"category": "fact", "content": "Has a cat", "tags": ["pets"], "expires_at": None},
+        "search": {"q": "cat", "limit": 3, "category": "fact"},
+        "resonance": {"q": "cat", "mood": "joy"},
+        "used": {"answer": "The cat", "knot_ids": [1, 2]},
+        "forget": {"memory_id": "mem_abcdefghij"},
+        "list_unverified": {"limit": 10, "offset": 0},
+    }
+    for name, tool in TOOLS.items():
+        validator = Draft202012Validator(tool.input_schema)
+        Draft202012Validator.check_schema(tool.input_schema)
+        assert list(validator.iter_errors(examples[name])) == [], name
+        assert not validator.is_valid({**examples[name], "no_such_argument": 1}), name
+
+
+def test_an_unexpected_exception_is_a_server_error_without_its_trace_and_an_error_span(mind, monkeypatch, caplog):
+    def broken(**kwargs):
+        raise RuntimeError("secret internals at /srv/synapse")
+
+    monkeypatch.setattr("mcpserver.tools.recall_build", broken)
+
+    result = call(mind, "recall")
+
+    assert result.is_error
+    assert result.body["error"] == {"code": "server_error", "message": SERVER_ERROR, "fields": {}}
+    assert "secret internals" not in result.text
+    assert "RuntimeError: secret internals" in caplog.text  # the traceback is the server's to read
+    end = LogEntry.objects.get(node="mcp.recall", kind="span_end")
+    assert end.content["status"] == "error"
+    assert LogEntry.objects.get(node="mcp.recall", kind="error").content["type"] == "RuntimeError"
