@@ -21,12 +21,13 @@ from rest_framework.renderers import JSONRenderer
 
 from mcpserver.tools import TOOLS
 from memoryproject import domain
+from memoryproject.api.headers import header_value_problem
 from memoryproject.errors import error_body
 from memoryproject.exceptions import api_exception_handler
 from minds.access import caller_label
 from minds.authentication import MindKeyAuthentication
 from minds.principals import AgentPrincipal
-from pipelinelog.constants import SOURCE_ANONYMOUS
+from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH
 from pipelinelog.middleware import STATUS_CLIENT_ERROR
 from pipelinelog.redaction import summarize
 from pipelinelog.spans import new_turn_id, span, turn_scope
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 MIND_KEY_ENV = "SYNAPSE_MIND_KEY"
 # The span's node: `mcp.<tool>`; a call of a tool that does not exist logs under the prefix alone.
 NODE_PREFIX = "mcp"
+# The `_meta` key by which a call names its turn, as `X-Turn-Id` does for a request: the recall,
+# resonance and used of one agent turn can then share one turn of the log. Absent: a new turn.
+TURN_ID_META_KEY = "synapse/turn_id"
 
 NOT_A_MIND_KEY = (
     f"{MIND_KEY_ENV} does not hold a Mind Key. Set it (or --mind-key) to a key of the mind, `mk_…`: the one "
@@ -78,11 +82,28 @@ def error_of(error: Exception) -> tuple[dict[str, Any], bool]:
     return response.data, response.status_code >= 500
 
 
-def tool_call(*, mind_key: str, name: str, arguments: Mapping[str, Any] | None) -> CallResult:
-    """Run the tool `name` for the mind of `mind_key`; never raises."""
+def call_turn_id(raw: object) -> tuple[str, str | None]:
+    """(turn id, None) for the client's TURN_ID_META_KEY, or ("", what is wrong with it). By the
+    rule of X-Turn-Id (`pipelinelog.middleware`): absent or blank is a new turn."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return new_turn_id(), None
+    if not isinstance(raw, str):
+        return "", f"{TURN_ID_META_KEY} must be a string."
+    value = raw.strip()
+    problem = header_value_problem(TURN_ID_META_KEY, value, max_chars=TURN_ID_MAX_LENGTH)
+    return ("", problem) if problem else (value, None)
+
+
+def tool_call(*, mind_key: str, name: str, arguments: Mapping[str, Any] | None, turn_id: object = None) -> CallResult:
+    """Run the tool `name` for the mind of `mind_key` in the turn `turn_id` (the client's
+    TURN_ID_META_KEY, if it gave one); never raises."""
+    turn_id, problem = call_turn_id(turn_id)
+    if problem:  # refused before anything is logged, as the API refuses a bad X-Turn-Id
+        body = error_body("invalid_meta", problem, {f"_meta.{TURN_ID_META_KEY}": [problem]})
+        return CallResult(is_error=True, text=JSONRenderer().render(body).decode(), body=body)
     _connections_refresh()
     try:
-        return _logged_call(mind_key=mind_key, name=name, arguments=arguments or {})
+        return _logged_call(mind_key=mind_key, name=name, arguments=arguments or {}, turn_id=turn_id)
     finally:
         _connections_refresh()
 
@@ -95,11 +116,11 @@ def _connections_refresh() -> None:
         close_old_connections()
 
 
-def _logged_call(*, mind_key: str, name: str, arguments: Mapping[str, Any]) -> CallResult:
+def _logged_call(*, mind_key: str, name: str, arguments: Mapping[str, Any], turn_id: str) -> CallResult:
     tool = TOOLS.get(name)
     caller: list[AgentPrincipal] = []  # filled once the key is checked; the span asks for it at its end
     with (
-        turn_scope(new_turn_id()) as turn_id,
+        turn_scope(turn_id),
         span(f"{NODE_PREFIX}.{name}" if tool else NODE_PREFIX, turn_id=turn_id) as call_span,
     ):
         call_span.set_source_resolver(lambda: caller_label(caller[0]) if caller else SOURCE_ANONYMOUS)

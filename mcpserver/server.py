@@ -22,7 +22,7 @@ from django.conf import settings
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
-from mcpserver.calls import tool_call
+from mcpserver.calls import TURN_ID_META_KEY, tool_call
 from mcpserver.tools import TOOLS, Tool
 
 SERVER_NAME = "synapse"
@@ -61,7 +61,8 @@ def build_server(mind_key: str) -> Server[Any]:
         return listed
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams):
-        result = await run_call(mind_key=mind_key, name=params.name, arguments=params.arguments)
+        turn_id = (params.meta or {}).get(TURN_ID_META_KEY)
+        result = await run_call(mind_key=mind_key, name=params.name, arguments=params.arguments, turn_id=turn_id)
         return types.CallToolResult(
             content=[types.TextContent(text=result.text)],
             structured_content=result.body,

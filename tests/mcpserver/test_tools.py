@@ -10,7 +10,7 @@ from asgiref.sync import async_to_sync
 from jsonschema import Draft202012Validator
 from mcp import Client
 
-from mcpserver.calls import NOT_A_MIND_KEY, SERVER_ERROR, tool_call
+from mcpserver.calls import NOT_A_MIND_KEY, SERVER_ERROR, TURN_ID_META_KEY, tool_call
 from mcpserver.server import build_server
 from mcpserver.tools import TOOLS
 from memories.models import Memory
@@ -264,3 +264,40 @@ def test_an_unexpected_exception_is_a_server_error_without_its_trace_and_an_erro
     end = LogEntry.objects.get(node="mcp.recall", kind="span_end")
     assert end.content["status"] == "error"
     assert LogEntry.objects.get(node="mcp.recall", kind="error").content["type"] == "RuntimeError"
+
+
+def test_calls_that_name_one_turn_in_meta_share_it_in_the_log_and_in_the_stored_memory(mind):
+    async def two_calls():
+        async with Client(build_server(mind.key)) as client:
+            meta = {TURN_ID_META_KEY: "agent-turn-7"}
+            stored = await client.call_tool("store", {"category": "fact", "content": "Has a cat"}, meta=meta)
+            await client.call_tool("recall", {"q": "cat"}, meta=meta)
+            return stored
+
+    stored = async_to_sync(two_calls)()
+
+    assert stored.structured_content["turn_id"] == "agent-turn-7"
+    starts = LogEntry.objects.filter(node__startswith="mcp.", kind="span_start").order_by("id")
+    assert list(starts.values_list("node", "turn_id")) == [
+        ("mcp.store", "agent-turn-7"),
+        ("mcp.recall", "agent-turn-7"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("turn_id", "words"), [("x" * 101, "characters long"), ("a\nb", "control characters"), (7, "must be a string")]
+)
+def test_a_turn_id_the_api_would_refuse_is_a_tool_error_naming_the_meta_key_and_logs_nothing(mind, turn_id, words):
+    result = tool_call(mind_key=mind.key, name="recall", arguments={}, turn_id=turn_id)
+
+    assert result.is_error
+    assert list(result.body["error"]["fields"]) == [f"_meta.{TURN_ID_META_KEY}"]
+    assert words in result.body["error"]["message"]
+    assert not LogEntry.objects.filter(node__startswith="mcp").exists()
+
+
+def test_a_blank_turn_id_starts_a_new_turn_like_a_blank_header(mind):
+    result = tool_call(mind_key=mind.key, name="recall", arguments={}, turn_id="  ")
+
+    assert not result.is_error
+    assert len(LogEntry.objects.get(node="mcp.recall", kind="span_start").turn_id) == 36  # a uuid4
