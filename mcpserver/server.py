@@ -30,10 +30,10 @@ SERVER_NAME = "synapse"
 HTTP_PATH = "/mcp"
 # What an agent is told at connection, before it reads any tool.
 INSTRUCTIONS = (
-    "Synapse is your long-term memory of one mind. Each turn: call `recall` first (with the user's message as `q`), "
-    "answer, then call `used` with your answer and the knot ids the resonance offered. `store` what should be "
-    "remembered, `search` for a specific fact, `resonance` for associations, `forget` what the user says is wrong, "
-    "`list_unverified` when the user wants to review what was stored."
+    "Synapse is your long-term memory of one mind. Each turn: call `recall` first (with the user's message as `q`); "
+    "call `resonance` when associations would help and note each item's `knot_id`; answer; then call `used` with "
+    "your answer and those knot ids. `store` what should be remembered, `search` for a specific fact, `forget` what "
+    "the user says is wrong, `list_unverified` when the user wants to review what was stored."
 )
 
 

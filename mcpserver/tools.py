@@ -259,9 +259,8 @@ TOOLS: dict[str, Tool] = {
             name="used",
             title="Report what the answer used",
             description=(
-                "Call AFTER you answered, with your answer and the `knot_ids` that resonance (or recall with `q`) "
-                "offered this turn: the knots your answer really drew on are reinforced, so they come up more "
-                "readily next time."
+                "Call AFTER you answered, with your answer and the `knot_id`s of the items resonance offered this "
+                "turn: the knots your answer really drew on are reinforced, so they come up more readily next time."
             ),
             input_schema=serializer_schema(UsedInputSerializer()),
             run=used,
