@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "memories",
     "synapses",
     "pipelinelog",
+    "mcpserver",
 ]
 
 MIDDLEWARE = [
