@@ -127,6 +127,38 @@ def _indexes_drop(cursor, names: tuple[str, ...]) -> list[str]:
     return [definition for _, definition in definitions]
 
 
+def fixture_name(*, knots: int, seed: int, distinct: int, edge_pairs: int, hnsw: bool) -> str:
+    """The fixture mind's name: every parameter of its build, so a later run can tell it is the same net."""
+    return f"net of {knots} knots, {distinct} distinct, seed {seed}, {edge_pairs} edge pairs, hnsw {hnsw}"
+
+
+def net_find(*, knots: int, seed: int, distinct: int | None = None, edge_pairs: int = DEFAULT_EDGE_PAIRS,
+             hnsw: bool = True) -> NetFixture | None:
+    """The net an earlier build of the same parameters left in the connected database, or None.
+
+    What a run added to it (a promotion backlog and its knots) must have been removed again
+    (`backlog_remove`): the net is found only while it holds exactly the knots it was built with.
+    The found fixture has no plaintext key and no vectors (nothing that reuses a net reads them).
+    """
+    from synapses.models import Edge, Entity, Knot
+    from minds.models import Mind
+
+    name = fixture_name(knots=knots, seed=seed, distinct=min(knots, distinct or knots), edge_pairs=edge_pairs,
+                        hnsw=hnsw)  # fmt: skip
+    mind = Mind.objects.filter(name=name).first()
+    if mind is None or Knot.objects.filter(mind=mind).count() != knots:
+        return None
+    return NetFixture(
+        mind_id=mind.pk,
+        key="",
+        knots=knots,
+        distinct=min(knots, distinct or knots),
+        edges=Edge.objects.filter(mind=mind).count(),
+        entity_ids=dict(Entity.objects.filter(mind=mind).values_list("name", "id")),
+        vectors=np.empty((0, 0), dtype=np.float32),
+    )
+
+
 def net_build(
     *,
     knots: int,
@@ -161,7 +193,8 @@ def net_build(
     clock = time.perf_counter()
     now = timezone.now()
     owner = user_register(email=owner_email, password="bench password that is long enough")
-    mind, issued = mind_create(owner=owner, name=f"net of {knots} knots")
+    mind, issued = mind_create(owner=owner, name=fixture_name(knots=knots, seed=seed, distinct=distinct,
+                                                              edge_pairs=edge_pairs, hnsw=hnsw))
     entity_ids = {
         entity.name: entity.pk
         for entity in Entity.objects.bulk_create(Entity(mind=mind, name=name, created_at=now) for name in ENTITY_NAMES)
@@ -369,3 +402,12 @@ def backlog_add(net: NetFixture, *, count: int, seed: int) -> list[str]:
         memories.append(memory)
     Memory.objects.bulk_create(memories, batch_size=500)
     return [memory.pk for memory in memories]
+
+
+def backlog_remove(net: NetFixture, memory_ids: list[str]) -> int:
+    """Delete the backlog memories `memory_ids` again, with their knots and those knots' edges
+    (by cascade): the net is as it was built, for the next run that reuses it. Memories deleted."""
+    from memories.models import Memory
+
+    deleted, _ = Memory.objects.filter(mind_id=net.mind_id, pk__in=memory_ids).delete()
+    return deleted
