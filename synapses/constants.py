@@ -88,6 +88,9 @@ PROMOTION_MAX_ATTEMPTS: Final = 3
 MATCH_THRESHOLD: Final = 0.82
 # Pending memories one sweep (the minute schedule, one batch of `manage.py promote`) selects (memories).
 PROMOTION_BATCH_SIZE: Final = 1000
+# Pending memories one transaction claims and promotes together (memories): one claim, one lock
+# statement and one commit for all of them; a memory that fails rolls back alone (its savepoint).
+PROMOTION_CLAIM_SIZE: Final = 10
 # Nearest knots the match test fetches before it picks the closest itself (knots): the HNSW scan of a
 # large mind returns rows in relaxed order, so the first row alone might not be the nearest.
 MATCH_CANDIDATES: Final = 10

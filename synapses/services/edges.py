@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -276,10 +275,13 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> Edge
 
     `params` defaults to the server's (synapses.config.edge_parameters: the embedder's calibrated
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
-    the candidates, one bulk insert (none when no layer fires); inside the caller's transaction,
-    or a transaction of its own.
+    the candidates, one bulk insert (none when no layer fires); inside the caller's transaction
+    (no savepoint: an error aborts the caller's transaction or savepoint), or a transaction of
+    its own.
     """
-    with transaction.atomic():
+    # No savepoint of its own inside a transaction (a promotion's): a failure there rolls the
+    # caller's unit of work back anyway, and the pair of statements is saved per knot.
+    with transaction.atomic(savepoint=False):
         return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False)
 
 
