@@ -126,14 +126,11 @@ SECONDS_PER_DAY: Final = 86_400.0
 # most of a mind's knots carry (a conversation's speaker) cannot make one edge formation read the
 # whole mind.
 LAYER_CANDIDATES: Final = 200
-# Knots carrying one entity counted at most, to weigh it by its rarity (knots): an entity carried by
-# more knots than MAX_EDGE_PAIRS_PER_KNOT counts cap / carriers, so the count can stop at 20 × the cap
-# (weight 0.05) without reading every knot of a conversation's speaker.
-ENTITY_CARRIERS_PROBE: Final = 1_000
 # Rarity weight (cap / carriers, dimensionless) below which a shared entity makes no entity layer at
 # all: at the default cap, an entity more than 200 knots of the mind carry (a conversation's
 # speaker, a user's own name) tells nothing about the pair; in a net smaller than 4 × the cap every
-# entity counts, weighted as before.
+# entity counts, weighted as before. Carriers are therefore counted only up to cap / this + 1
+# (synapses.services.edges.entity_carriers_probe): any more and the entity is common.
 ENTITY_COMMON_RARITY: Final = 0.25
 # Similarity thresholds calibrated for each embedder (cosine), by SYNAPSE_EMBEDDER: the knot-pair
 # cosine distribution of the LoCoMo development split at the percentiles of synapses.calibration

@@ -8,6 +8,7 @@ MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both directions in one bul
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -141,6 +142,12 @@ def entity_params(
     return replace(params, layer_factors=factors)
 
 
+def entity_carriers_probe(cap: int) -> int:
+    """How far the carriers of an entity are counted (knots): one beyond the most an entity may
+    have and still count (cap / ENTITY_COMMON_RARITY), so a count that reaches it says "common"."""
+    return math.floor(cap / constants.ENTITY_COMMON_RARITY) + 1
+
+
 def common_entities(entities: tuple[int, ...], carriers: dict[int, int], cap: int) -> frozenset[int]:
     """The entities of `entities` so common in the mind that they make no entity layer at all:
     their rarity weight (entity_rarity) is below ENTITY_COMMON_RARITY (docs/synapse-model.md §3)."""
@@ -223,7 +230,7 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
         layer_candidates=constants.LAYER_CANDIDATES,
         tolerances=params.tolerances,
         common_carriers=cap,
-        carriers_probe=constants.ENTITY_CARRIERS_PROBE,
+        carriers_probe=entity_carriers_probe(cap),
         formed_before=formed_before,
     )
     own = knot_features(knot)

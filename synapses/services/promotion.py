@@ -148,7 +148,11 @@ def memories_pending(*, now: datetime, now_all: bool = False) -> QuerySet[Memory
         content_hash=OuterRef("content_hash"),
         parked_at__isnull=False,
     )
-    pending = Memory.objects.filter(current_filter(now)).filter(~Exists(linked), ~Exists(parked))
+    # promoted_at is unset on every memory without a link for its current content (set by
+    # promotion, unset by the database when the content changes: synapses migration 0003), so the
+    # partial index memory_pending_idx holds every pending memory; the link test stays exact.
+    pending = Memory.objects.filter(current_filter(now), promoted_at__isnull=True)
+    pending = pending.filter(~Exists(linked), ~Exists(parked))
     return pending if now_all else pending.filter(_mature_filter(now))
 
 

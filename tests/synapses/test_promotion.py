@@ -418,3 +418,30 @@ def test_a_second_batch_takes_what_the_first_left_and_every_memory_is_counted_on
     assert sum("SKIP LOCKED" in query["sql"] for query in queries.captured_queries) == 2
     assert (summary.selected, summary.created, summary.skipped) == (4, 4, 0)
     assert Knot.objects.filter(mind=mind.mind).count() == 4
+
+
+def test_a_content_change_unsets_promoted_at_and_an_edit_back_restores_the_links_time(mind):
+    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memories_promote(memory_ids=[memory.pk])
+    link = MemoryKnot.objects.get(memory=memory)
+    bob_hash = hashlib.sha256(BOB.encode()).hexdigest()
+
+    Memory.objects.filter(pk=memory.pk).update(content=BOB, content_hash=bob_hash)  # a bulk write path
+    memory.refresh_from_db()
+    assert memory.promoted_at is None
+    assert [c.memory_id for c in candidates_select(now=timezone.now(), now_all=True)] == [memory.pk]
+
+    Memory.objects.filter(pk=memory.pk).update(content=ALICE, content_hash=link.content_hash)
+    memory.refresh_from_db()
+    assert memory.promoted_at == link.created_at
+    assert candidates_select(now=timezone.now(), now_all=True) == []
+
+
+def test_a_write_that_keeps_the_content_leaves_promoted_at_alone(mind):
+    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memories_promote(memory_ids=[memory.pk])
+    memory.refresh_from_db()
+    promoted = memory.promoted_at
+    Memory.objects.filter(pk=memory.pk).update(salience=0.2, content_hash=memory.content_hash)
+    memory.refresh_from_db()
+    assert memory.promoted_at == promoted is not None
