@@ -18,13 +18,12 @@ decays the same net further (its days follow the last one decayed) instead of bu
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 
 from bench.database import database_create, database_drop, database_open, django_setup, server_versions
-from bench.saving import result_save, started_at
+from bench.saving import machine_of, result_report
 
 DECAY_DATABASE = "bench_synapse_decay"
 DEFAULT_KNOTS = 1_000_000
@@ -200,24 +199,22 @@ def main(argv: list[str]) -> int:
         else:
             print(f"Net: {net.knots:,} knots, {net.edges:,} edges, reused from {args.database}", flush=True)
         measured = decay_rounds(rounds=args.rounds, start=_decay_start(net.mind_id, timezone.now()))
-        machine = {"cpu_count": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2), **server_versions()}
+        machine = machine_of(server_versions())
     finally:
         if not args.reuse:
             database_drop(args.database)
-    print()
-    print(table(measured, knots=net.knots))
-    print(f"Load average {machine['load_average_1m']}, PostgreSQL {machine['postgres']}")
-    result = {
-        "started_at": started_at(started),
-        "machine": machine,
-        "config": {"knots": net.knots, "distinct": net.distinct, "rounds": args.rounds, "seed": args.seed},
-        "fixture": {"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s, "reused": not net.steps_s},
-        "runs": measured,
-        "service": _summary(measured, "service"),
-        "bare": _summary(measured, "bare"),
-    }
-    if not args.no_save:
-        result_save("decay", result, started=started)
+    result_report(
+        "decay",
+        table=table(measured, knots=net.knots),
+        machine=machine,
+        started=started,
+        save=not args.no_save,
+        config={"knots": net.knots, "distinct": net.distinct, "rounds": args.rounds, "seed": args.seed},
+        fixture={"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s, "reused": not net.steps_s},
+        runs=measured,
+        service=_summary(measured, "service"),
+        bare=_summary(measured, "bare"),
+    )
     return 0
 
 

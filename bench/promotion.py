@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 
 from bench.database import database_create, database_drop, database_open, django_setup, server_versions
-from bench.saving import result_save, started_at
+from bench.saving import machine_of, result_report
 
 PROMOTION_DATABASE = "bench_synapse_promotion"
 DEFAULT_KNOTS = 100_000
@@ -89,7 +88,7 @@ def _pending_count(mind_id: str, memory_ids: list[str]) -> int:
 
 
 def worker_main(args: argparse.Namespace) -> int:
-    """One worker process: ready, wait for "go" on stdin, sweep the mind until a sweep selects nothing."""
+    """One worker process: ready, wait for "go" on stdin, sweep the mind until a sweep claims nothing."""
     django_setup()
     from django.conf import settings
     from django.db import connection
@@ -109,8 +108,9 @@ def worker_main(args: argparse.Namespace) -> int:
         for name, value in summary.as_dict().items():
             if isinstance(value, int):
                 totals[name] = totals.get(name, 0) + value
-        # Nothing selected: none pending is left that another worker does not hold already.
-        if summary.selected == 0:
+        # Nothing selected, or nothing of it claimable: what is left pending another worker's batch
+        # holds, and that worker promotes it (asking again would only spin until it commits).
+        if summary.selected == 0 or summary.skipped == summary.selected:
             break
     print(json.dumps({"calls": calls, "seconds": round(time.perf_counter() - clock, 3), **totals}), flush=True)
     return 0
@@ -255,22 +255,20 @@ def main(argv: list[str]) -> int:
             print(f"  {workers} worker(s): {promoted} promoted in {seconds:.2f} s ({row['memories_per_s']}/s)")
             if args.reuse:  # the next configuration, and the next run, meet the net as built
                 backlog_remove(net, backlog)
-        machine = {"cpu_count": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2), **server_versions()}
+        machine = machine_of(server_versions())
     finally:
         if not args.reuse:
             database_drop(args.database)
-    print()
-    print(table(rows, knots=net.knots))
-    print(f"Load average {machine['load_average_1m']}, PostgreSQL {machine['postgres']}")
-    result = {
-        "started_at": started_at(started),
-        "machine": machine,
-        "config": {"knots": net.knots, "memories": args.memories, "batch": args.batch, "seed": args.seed},
-        "fixture": {"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s, "reused": not net.steps_s},
-        "configurations": rows,
-    }
-    if not args.no_save:
-        result_save("promotion", result, started=started)
+    result_report(
+        "promotion",
+        table=table(rows, knots=net.knots),
+        machine=machine,
+        started=started,
+        save=not args.no_save,
+        config={"knots": net.knots, "memories": args.memories, "batch": args.batch, "seed": args.seed},
+        fixture={"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s, "reused": not net.steps_s},
+        configurations=rows,
+    )
     return 0
 
 
