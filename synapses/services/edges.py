@@ -1,8 +1,10 @@
 """Forming a knot's edges (docs/synapse-model.md §3): Trigger 1, the edges of a fresh knot.
 
 Candidates come from indexes (synapses.selectors.edge_candidates), every layer of every pair is
-evaluated with synapses.geometry, and of the pairs where a layer fires at most
-MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both directions in one bulk insert.
+evaluated at once (a depth matrix, then synapses.geometry.edge_strengths over all candidates as
+arrays), an entity too common in the mind counts for no pair (ENTITY_COMMON_RARITY), and of the
+pairs where a layer fires at most MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both
+directions in one bulk insert.
 """
 
 from __future__ import annotations
@@ -65,16 +67,6 @@ def knot_features(knot: Knot) -> KnotFeatures:
         themes=tuple(knot.themes or ()),
         event_time=knot.event_time,
         event_precision=knot.event_precision or "",
-    )
-
-
-def candidate_features(candidate: Candidate) -> KnotFeatures:
-    return KnotFeatures(
-        weight_anchor=candidate.weight_anchor,
-        entities=candidate.entities,
-        themes=candidate.themes,
-        event_time=candidate.event_time,
-        event_precision=candidate.event_precision,
     )
 
 

@@ -1,21 +1,24 @@
 """Promotion: mature memories become knots of the long-term net (docs/synapse-model.md §4).
 
-    memories_promote(memory_ids=…, mind_id=…, now_all=…, limit=…)  a batch: the task, the sweep, the command
-    memory_promote(candidate, now_all=…)                            one memory, in one transaction
+    memories_promote(memory_ids=…, mind_id=…, now_all=…, limit=…)  a run: the task, the sweep, the command
+    memory_promote(candidate, now_all=…)                            one memory (a batch of one)
 
 A memory is **pending** while it has no MemoryKnot link for its current content hash and its
 version is not parked; it is **mature** when it is verified, or its salience is at least
 PROMOTION_SALIENCE, or it has gone PROMOTION_AGE without a write (`now_all` drops the maturity
-rule: imports, benchmarks). Expired memories are never promoted.
+rule: imports, benchmarks). Expired memories are never promoted. `promoted_at` is unset on every
+pending memory (the database keeps it so), so the selection reads a partial index.
 
-Claims: each memory is taken in a transaction of its own with `SELECT … FOR UPDATE SKIP LOCKED`
-on its row, so any number of workers share a backlog and none waits for another; a worker that
-dies mid-promotion leaves nothing behind (the transaction rolls back) and the memory is pending
-for the next run. Inside it, `pg_advisory_xact_lock` on (mind, content hash) serialises the
-match test and the creation for one content: two memories of the same content promoted at the
-same moment make one knot, and the second links to it as a duplicate. The unique constraints on
-(memory, content hash) of knots and links catch what no lock covers (a worker whose claim raced
-a commit) and that promotion counts as skipped.
+Claims: a run takes its selection PROMOTION_CLAIM_SIZE memories at a time, each batch claimed in
+one `SELECT … FOR UPDATE SKIP LOCKED` and promoted in one transaction, each memory in a savepoint
+of its own; any number of workers share a backlog, none waits for another and two take different
+memories. A worker that dies mid-batch leaves nothing behind (the transaction rolls back) and the
+batch is pending for the next run. `pg_advisory_xact_lock` on (mind, content hash) of every
+memory of the batch, taken in key order before any work, serialises the match test and the
+creation for one content: two memories of the same content promoted at the same moment make one
+knot, and the second links to it as a duplicate (within one batch too). The unique constraints
+on (memory, content hash) of knots and links catch what no lock covers (a worker whose claim
+raced a commit) and that promotion counts as skipped.
 
 Failures are counted per memory version in PromotionAttempt and logged as `error`; after
 PROMOTION_MAX_ATTEMPTS the version is parked. An embedder that is down is not the memory's
