@@ -61,6 +61,22 @@ def database_create(name: str = BENCH_DATABASE) -> None:
     call_command("createcachetable", verbosity=0)
 
 
+def database_open(name: str) -> bool:
+    """Point Django at database `name` and migrate it, if it exists (a fixture kept by an earlier
+    run); False, and nothing changed, if it does not."""
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connections
+
+    with _maintenance_connection() as admin:
+        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
+            return False
+    connections.close_all()
+    settings.DATABASES["default"]["NAME"] = name
+    call_command("migrate", verbosity=0, interactive=False)
+    return True
+
+
 def database_drop(name: str = BENCH_DATABASE) -> None:
     """Stop everything that holds a connection, then drop database `name`."""
     from django.db import connections

@@ -10,19 +10,20 @@ after the one before, and in each, in an order that alternates round by round:
 
 with `VACUUM synapses_knotpresence` (untimed, as autovacuum between two days) before each. Each
 reports seconds, knots decayed and knots/s, and the share of its row updates that were HOT
-(heap-only: no index touched). The issue's bound: 1,000,000 knots in at most 15 s.
+(heap-only: no index touched). The issue's bound: 1,000,000 knots in at most 15 s. With
+`--reuse` the database stays after the run, and a later `--reuse` run of the same parameters
+decays the same net further (its days follow the last one decayed) instead of building it again.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 
-from bench.database import database_create, database_drop, django_setup, server_versions
-from bench.saving import result_save, started_at
+from bench.database import database_create, database_drop, database_open, django_setup, server_versions
+from bench.saving import machine_of, result_report
 
 DECAY_DATABASE = "bench_synapse_decay"
 DEFAULT_KNOTS = 1_000_000
@@ -44,6 +45,12 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--edge-pairs", type=int, default=0, help="edge pairs per knot (the decay ignores them)")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/*.json")
     parser.add_argument("--database", default=DECAY_DATABASE, help="the throw-away database's name")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the database and its net after the run, and reuse a net of the same parameters an earlier"
+        " --reuse run left in it (its presence as the earlier days of decay left it)",
+    )
     args = parser.parse_args(argv)
     if args.knots < 1 or args.rounds < 1 or args.distinct < 1:
         parser.error("--knots, --distinct and --rounds must be at least 1")
@@ -157,41 +164,57 @@ def table(measured: list[dict], *, knots: int) -> str:
     return "\n".join(lines)
 
 
+def _decay_start(mind_id: str, now: datetime) -> datetime:
+    """The first day's clock: now, or after the last decay an earlier run of a reused net made
+    (its days lie in the future), so each day still follows the one before."""
+    from django.db.models import Max
+
+    from synapses.models import KnotPresence
+
+    last = KnotPresence.objects.filter(mind_id=mind_id).aggregate(last=Max("decayed_at"))["last"]
+    return max(now, last) if last else now
+
+
 def main(argv: list[str]) -> int:
     args = _arguments(argv)
     started = datetime.now(UTC)
     django_setup()
     from django.utils import timezone
 
-    from bench.net_fixture import net_build
+    from bench.net_fixture import net_build, net_find
 
-    print(f"Creating database {args.database} …", flush=True)
-    database_create(args.database)
+    shape = {"knots": args.knots, "seed": args.seed, "distinct": args.distinct, "edge_pairs": args.edge_pairs}
+    net = None
+    if args.reuse and database_open(args.database):
+        net = net_find(**shape, hnsw=False)
+    if net is None:
+        print(f"Creating database {args.database} …", flush=True)
+        database_create(args.database)
     try:
-        clock = time.perf_counter()
-        net = net_build(
-            knots=args.knots, seed=args.seed, distinct=args.distinct, edge_pairs=args.edge_pairs, hnsw=False
-        )
-        built = time.perf_counter() - clock
-        print(f"Net: {net.knots:,} knots, {net.edges:,} edges, built in {built:.1f} s", flush=True)
-        measured = decay_rounds(rounds=args.rounds, start=timezone.now())
-        machine = {"cpu_count": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2), **server_versions()}
+        if net is None:
+            clock = time.perf_counter()
+            net = net_build(**shape, hnsw=False)
+            built = time.perf_counter() - clock
+            print(f"Net: {net.knots:,} knots, {net.edges:,} edges, built in {built:.1f} s", flush=True)
+        else:
+            print(f"Net: {net.knots:,} knots, {net.edges:,} edges, reused from {args.database}", flush=True)
+        measured = decay_rounds(rounds=args.rounds, start=_decay_start(net.mind_id, timezone.now()))
+        machine = machine_of(server_versions())
     finally:
-        database_drop(args.database)
-    print()
-    print(table(measured, knots=net.knots))
-    print(f"Load average {machine['load_average_1m']}, PostgreSQL {machine['postgres']}")
-    result = {
-        "started_at": started_at(started),
-        "machine": machine,
-        "config": {"knots": net.knots, "distinct": net.distinct, "rounds": args.rounds, "seed": args.seed},
-        "fixture": {"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s},
-        "runs": measured,
-        "service": _summary(measured, "service"),
-        "bare": _summary(measured, "bare"),
-    }
-    if not args.no_save:
-        result_save("decay", result, started=started)
+        if not args.reuse:
+            database_drop(args.database)
+    result_report(
+        "decay",
+        table=table(measured, knots=net.knots),
+        machine=machine,
+        started=started,
+        save=not args.no_save,
+        config={"knots": net.knots, "distinct": net.distinct, "rounds": args.rounds, "seed": args.seed},
+        fixture={"edges": net.edges, "steps_s": net.steps_s, "build_s": net.build_s, "reused": not net.steps_s},
+        runs=measured,
+        service=_summary(measured, "service"),
+        bare=_summary(measured, "bare"),
+    )
     return 0
 
 

@@ -77,6 +77,8 @@ NET_INDEXES_BUILT_AFTER_LOADING = (
     "memory_mind_search_gin",
     "memory_tags_gin",
 )
+# The keys of backlog memories start so (the fixture's own memories have the corpus's keys).
+BACKLOG_KEY_PREFIX = "backlog_"
 _WORD = re.compile(r"[\w-]+")
 
 
@@ -127,6 +129,41 @@ def _indexes_drop(cursor, names: tuple[str, ...]) -> list[str]:
     return [definition for _, definition in definitions]
 
 
+def fixture_name(*, knots: int, seed: int, distinct: int, edge_pairs: int, hnsw: bool) -> str:
+    """The fixture mind's name: every parameter of its build, so a later run can tell it is the same net."""
+    return f"net of {knots} knots, {distinct} distinct, seed {seed}, {edge_pairs} edge pairs, hnsw {hnsw}"
+
+
+def net_find(
+    *, knots: int, seed: int, distinct: int | None = None, edge_pairs: int = DEFAULT_EDGE_PAIRS, hnsw: bool = True
+) -> NetFixture | None:
+    """The net an earlier build of the same parameters left in the connected database, or None.
+
+    What a run added to it (a promotion backlog and its knots) must have been removed again
+    (`backlog_remove`): the net is found only while it holds exactly the knots it was built with.
+    The found fixture has no plaintext key and no vectors (nothing that reuses a net reads them).
+    """
+    from minds.models import Mind
+    from synapses.models import Edge, Entity, Knot
+
+    name = fixture_name(knots=knots, seed=seed, distinct=min(knots, distinct or knots), edge_pairs=edge_pairs,
+                        hnsw=hnsw)  # fmt: skip
+    mind = Mind.objects.filter(name=name).first()
+    if mind is not None:  # the backlog of a run that was interrupted before it removed it
+        backlog_remove(NetFixture(mind.pk, "", knots, 0, 0, {}, np.empty(0)), None)
+    if mind is None or Knot.objects.filter(mind=mind).count() != knots:
+        return None
+    return NetFixture(
+        mind_id=mind.pk,
+        key="",
+        knots=knots,
+        distinct=min(knots, distinct or knots),
+        edges=Edge.objects.filter(mind=mind).count(),
+        entity_ids=dict(Entity.objects.filter(mind=mind).values_list("name", "id")),
+        vectors=np.empty((0, 0), dtype=np.float32),
+    )
+
+
 def net_build(
     *,
     knots: int,
@@ -161,7 +198,9 @@ def net_build(
     clock = time.perf_counter()
     now = timezone.now()
     owner = user_register(email=owner_email, password="bench password that is long enough")
-    mind, issued = mind_create(owner=owner, name=f"net of {knots} knots")
+    mind, issued = mind_create(
+        owner=owner, name=fixture_name(knots=knots, seed=seed, distinct=distinct, edge_pairs=edge_pairs, hnsw=hnsw)
+    )
     entity_ids = {
         entity.name: entity.pk
         for entity in Entity.objects.bulk_create(Entity(mind=mind, name=name, created_at=now) for name in ENTITY_NAMES)
@@ -358,7 +397,7 @@ def backlog_add(net: NetFixture, *, count: int, seed: int) -> list[str]:
         memory = memory_build(
             mind=mind,
             fields={"category": spec.category, "content": spec.content, "tags": spec.tags, "priority": spec.priority},
-            key=f"backlog_{seed}_{index:06d}",
+            key=f"{BACKLOG_KEY_PREFIX}{seed}_{index:06d}",
             source=Source.AGENT, speaker=None, turn_id="", created_at=now, updated_at=now,
         )  # fmt: skip
         memory.entities = [name for name in ENTITY_NAMES if name in set(_WORD.findall(spec.content))]
@@ -369,3 +408,16 @@ def backlog_add(net: NetFixture, *, count: int, seed: int) -> list[str]:
         memories.append(memory)
     Memory.objects.bulk_create(memories, batch_size=500)
     return [memory.pk for memory in memories]
+
+
+def backlog_remove(net: NetFixture, memory_ids: list[str] | None) -> int:
+    """Delete the backlog memories `memory_ids` (every backlog memory of the net's mind when None)
+    again, with their knots and those knots' edges (by cascade): the net is as it was built, for
+    the next run that reuses it. Memories deleted."""
+    from memories.models import Memory
+
+    backlog = Memory.objects.filter(mind_id=net.mind_id, key__startswith=BACKLOG_KEY_PREFIX)
+    if memory_ids is not None:
+        backlog = backlog.filter(pk__in=memory_ids)
+    _, deleted = backlog.delete()
+    return deleted.get(Memory._meta.label, 0)

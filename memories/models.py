@@ -180,6 +180,10 @@ class Memory(models.Model):
             models.Index(fields=["mind", "changed_at"], name="memory_mind_changed_idx"),
             models.Index(fields=["mind", "created_at"], name="memory_mind_created_idx"),
             models.Index(fields=["mind", "expires_at"], name="memory_mind_expires_idx"),
+            # The promotion sweep: memories never promoted, or pending again (promoted_at unset).
+            models.Index(
+                fields=["updated_at", "id"], condition=models.Q(promoted_at__isnull=True), name="memory_pending_idx"
+            ),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             # Full text of one mind: the mind and the words in one GIN index (btree_gin), so a
             # common word is not looked up in every mind first (measured: docs/search.md). Every

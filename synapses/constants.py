@@ -88,6 +88,9 @@ PROMOTION_MAX_ATTEMPTS: Final = 3
 MATCH_THRESHOLD: Final = 0.82
 # Pending memories one sweep (the minute schedule, one batch of `manage.py promote`) selects (memories).
 PROMOTION_BATCH_SIZE: Final = 1000
+# Pending memories one transaction claims and promotes together (memories): one claim, one lock
+# statement and one commit for all of them; a memory that fails rolls back alone (its savepoint).
+PROMOTION_CLAIM_SIZE: Final = 10
 # Nearest knots the match test fetches before it picks the closest itself (knots): the HNSW scan of a
 # large mind returns rows in relaxed order, so the first row alone might not be the nearest.
 MATCH_CANDIDATES: Final = 10
@@ -123,10 +126,12 @@ SECONDS_PER_DAY: Final = 86_400.0
 # most of a mind's knots carry (a conversation's speaker) cannot make one edge formation read the
 # whole mind.
 LAYER_CANDIDATES: Final = 200
-# Knots carrying one entity counted at most, to weigh it by its rarity (knots): an entity carried by
-# more knots than MAX_EDGE_PAIRS_PER_KNOT counts cap / carriers, so the count can stop at 20 × the cap
-# (weight 0.05) without reading every knot of a conversation's speaker.
-ENTITY_CARRIERS_PROBE: Final = 1_000
+# Rarity weight (cap / carriers, dimensionless) below which a shared entity makes no entity layer at
+# all: at the default cap, an entity more than 200 knots of the mind carry (a conversation's
+# speaker, a user's own name) tells nothing about the pair; in a net smaller than 4 × the cap every
+# entity counts, weighted as before. Carriers are therefore counted only up to cap / this + 1
+# (synapses.services.edges.entity_carriers_probe): any more and the entity is common.
+ENTITY_COMMON_RARITY: Final = 0.25
 # Similarity thresholds calibrated for each embedder (cosine), by SYNAPSE_EMBEDDER: the knot-pair
 # cosine distribution of the LoCoMo development split at the percentiles of synapses.calibration
 # (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a

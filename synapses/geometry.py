@@ -296,3 +296,80 @@ def entity_rarity(carriers: int, cap: int) -> float:
     if cap <= 0 or carriers <= cap:
         return 1.0
     return cap / carriers
+
+
+# --- many pairs at once (edge formation over a knot's candidates) ------------------------------------
+
+# Column of each layer in a depth matrix (layer_depth_matrix), in canonical order.
+LAYER_COLUMNS: dict[str, int] = {name: column for column, name in enumerate(constants.LAYERS)}
+
+
+@dataclass(frozen=True)
+class EdgeStrengths:
+    """edge_strength over n pairs of one new knot A: one array entry per candidate B."""
+
+    raw_ab: np.ndarray
+    raw_ba: np.ndarray
+    anchor_ab: np.ndarray
+    anchor_ba: np.ndarray
+    winner: np.ndarray  # column of the winning layer (LAYER_COLUMNS); meaningless where nothing fires
+    fires: np.ndarray  # bool: at least one layer fires (the others' weights are meaningless)
+
+
+def damp_array(
+    raw: np.ndarray, *, cap: float = constants.WEIGHT_CAP, exponent: float = constants.DAMPING_EXPONENT
+) -> np.ndarray:
+    """damp() of every entry of `raw`."""
+    share = np.minimum(np.maximum(raw, 0.0) / cap, 1.0)
+    return cap * np.sin(share * np.pi / 2) ** exponent
+
+
+def edge_strengths(
+    anchor_a: float,
+    anchors_b: np.ndarray,
+    depths: np.ndarray,
+    params: EdgeParameters | None = None,
+    *,
+    entity_scale: np.ndarray | None = None,
+) -> EdgeStrengths:
+    """edge_strength of knot A with each of n candidates, as arrays: the same formula, vectorised.
+
+    `depths` is n × 4 (columns LAYER_COLUMNS), NaN where a layer does not fire; `entity_scale`
+    (n, default 1) multiplies the entity layer's factor per pair (its rarity, entity_rarity). The
+    winner is the firing layer of the highest factor, the first in canonical order on a tie, as
+    edge_strength picks it from a canonically ordered mapping.
+    """
+    params = params or EdgeParameters()
+    anchors_b = np.asarray(anchors_b, dtype=np.float64)
+    firing = ~np.isnan(depths)
+    factors = np.broadcast_to(
+        np.array([params.layer_factors[name] for name in constants.LAYERS], dtype=np.float64), depths.shape
+    ).copy()
+    if entity_scale is not None:
+        factors[:, LAYER_COLUMNS[constants.LAYER_ENTITY]] *= entity_scale
+    ranked = np.where(firing, factors, -np.inf)
+    winner = np.argmax(ranked, axis=1)
+    rows = np.arange(len(depths))
+    factor = factors[rows, winner]
+    depth = np.clip(np.nan_to_num(depths[rows, winner]), 0.0, 1.0)
+    bonus = params.layer_bonus * (firing.sum(axis=1) - 1)
+
+    weighted_a = anchor_a * factor + bonus
+    weighted_b = anchors_b * factor + bonus
+    weak, strong = np.minimum(weighted_a, weighted_b), np.maximum(weighted_a, weighted_b)
+    gap = strong - weak
+    up = weak + gap * params.pull_up
+    down = strong - gap * params.pull_down
+    edge_up = weak + (up - weak) * depth
+    edge_down = weak + (down - weak) * depth
+    a_is_weak = weighted_a <= weighted_b
+    raw_ab = np.where(a_is_weak, edge_up, edge_down)
+    raw_ba = np.where(a_is_weak, edge_down, edge_up)
+    return EdgeStrengths(
+        raw_ab=raw_ab,
+        raw_ba=raw_ba,
+        anchor_ab=damp_array(raw_ab, cap=params.weight_cap, exponent=params.damping_exponent),
+        anchor_ba=damp_array(raw_ba, cap=params.weight_cap, exponent=params.damping_exponent),
+        winner=winner,
+        fires=firing.any(axis=1),
+    )

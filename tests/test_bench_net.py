@@ -136,3 +136,34 @@ def test_a_backlog_is_stored_embedded_and_pending_in_the_nets_mind():
     assert not backlog.filter(embedding__isnull=True).exists()
     assert _pending_count(net.mind_id, ids) == 30
     assert all(name in memory.content for memory in backlog for name in memory.entities)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_net_is_found_again_by_its_parameters_once_its_backlog_is_removed():
+    from bench.net_fixture import backlog_add, backlog_remove, net_build, net_find
+    from synapses.models import Edge, Knot
+    from synapses.services.promotion import memories_promote
+
+    net = net_build(knots=40, seed=7, edge_pairs=1, hnsw=False)
+    assert net_find(knots=40, seed=7, edge_pairs=1, hnsw=True) is None  # another build's parameters
+    assert net_find(knots=41, seed=7, edge_pairs=1, hnsw=False) is None
+    ids = backlog_add(net, count=5, seed=8)
+    memories_promote(mind_id=net.mind_id, now_all=True)
+    assert Knot.objects.filter(mind_id=net.mind_id).count() > 40
+
+    assert backlog_remove(net, ids) == 5
+    found = net_find(knots=40, seed=7, edge_pairs=1, hnsw=False)
+    assert (found.mind_id, found.knots, found.edges) == (net.mind_id, 40, net.edges)
+    assert found.entity_ids == net.entity_ids
+    assert Edge.objects.filter(mind_id=net.mind_id).count() == net.edges
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backlog_an_interrupted_run_left_behind_is_removed_when_the_net_is_looked_up():
+    from bench.net_fixture import backlog_add, net_build, net_find
+    from memories.models import Memory
+
+    net = net_build(knots=30, seed=9, edge_pairs=0, hnsw=False)
+    backlog_add(net, count=4, seed=10)
+    assert net_find(knots=30, seed=9, edge_pairs=0, hnsw=False) is not None
+    assert Memory.objects.filter(mind_id=net.mind_id).count() == 30

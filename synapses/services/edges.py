@@ -1,30 +1,35 @@
 """Forming a knot's edges (docs/synapse-model.md §3): Trigger 1, the edges of a fresh knot.
 
 Candidates come from indexes (synapses.selectors.edge_candidates), every layer of every pair is
-evaluated with synapses.geometry, and of the pairs where a layer fires at most
-MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both directions in one bulk insert.
+evaluated at once (a depth matrix, then synapses.geometry.edge_strengths over all candidates as
+arrays), an entity too common in the mind counts for no pair (ENTITY_COMMON_RARITY), and of the
+pairs where a layer fires at most MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both
+directions in one bulk insert.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
 from synapses import constants
 from synapses.config import edge_parameters, setting
 from synapses.geometry import (
+    LAYER_COLUMNS,
     EdgeParameters,
-    EdgeStrength,
     KnotFeatures,
     LayerHit,
-    edge_strength,
+    edge_strengths,
     entity_rarity,
-    layers_between,
+    themes_depth,
+    timeline_depth,
 )
 from synapses.models import Edge, Knot
 from synapses.selectors import Candidate, edge_candidates
@@ -53,18 +58,6 @@ class EdgesFormed:
     layer_counts: dict[str, int] = field(default_factory=dict)  # per layer: written pairs it fires in
 
 
-@dataclass(frozen=True)
-class _Pair:
-    candidate: Candidate
-    hits: dict[str, LayerHit]
-    strength: EdgeStrength
-
-    @property
-    def rank(self) -> float:
-        # Strongest first: the larger the two directions' anchors together.
-        return self.strength.anchor_ab + self.strength.anchor_ba
-
-
 def knot_features(knot: Knot) -> KnotFeatures:
     """What the geometry needs of a knot row."""
     return KnotFeatures(
@@ -74,16 +67,6 @@ def knot_features(knot: Knot) -> KnotFeatures:
         themes=tuple(knot.themes or ()),
         event_time=knot.event_time,
         event_precision=knot.event_precision or "",
-    )
-
-
-def candidate_features(candidate: Candidate) -> KnotFeatures:
-    return KnotFeatures(
-        weight_anchor=candidate.weight_anchor,
-        entities=candidate.entities,
-        themes=candidate.themes,
-        event_time=candidate.event_time,
-        event_precision=candidate.event_precision,
     )
 
 
@@ -151,6 +134,86 @@ def entity_params(
     return replace(params, layer_factors=factors)
 
 
+def entity_carriers_probe(cap: int) -> int:
+    """How far the carriers of an entity are counted (knots): one beyond the most an entity may
+    have and still count (cap / ENTITY_COMMON_RARITY), so a count that reaches it says "common"."""
+    return math.floor(cap / constants.ENTITY_COMMON_RARITY) + 1
+
+
+def common_entities(entities: tuple[int, ...], carriers: dict[int, int], cap: int) -> frozenset[int]:
+    """The entities of `entities` so common in the mind that they make no entity layer at all:
+    their rarity weight (entity_rarity) is below ENTITY_COMMON_RARITY (docs/synapse-model.md §3)."""
+    return frozenset(
+        entity for entity in entities if entity_rarity(carriers.get(entity, 0), cap) < constants.ENTITY_COMMON_RARITY
+    )
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What one candidate shares with the new knot, beyond its cosine."""
+
+    entities: tuple[int, ...]
+    themes: tuple[str, ...]
+    time_distance: float | None
+
+
+def _pair_depths(
+    own: KnotFeatures, candidates: list[Candidate], params: EdgeParameters, *, counted_entities: frozenset[int]
+) -> tuple[np.ndarray, list[_Shared]]:
+    """The n × 4 depth matrix of the candidates (NaN where a layer does not fire, columns
+    LAYER_COLUMNS) and what each shares. The embedding column is computed from the cosines the
+    database returned, in one array operation; the other three per candidate with the scalar
+    layer functions (set intersections and, for anchors of the same precision, one distance)."""
+    depths = np.full((len(candidates), len(constants.LAYERS)), np.nan)
+    cosines = np.fromiter((candidate.cosine for candidate in candidates), dtype=np.float64, count=len(candidates))
+    threshold = params.embedding_threshold
+    if threshold < 1.0:
+        fires = cosines > threshold
+        embedding_column = depths[:, LAYER_COLUMNS[constants.LAYER_EMBEDDING]]
+        embedding_column[fires] = np.clip((cosines[fires] - threshold) / (1.0 - threshold), 0.0, 1.0)
+    own_themes = {theme for theme in own.themes if theme}
+    own_precision = own.event_precision if own.event_time is not None else ""
+    entity_column, themes_column = LAYER_COLUMNS[constants.LAYER_ENTITY], LAYER_COLUMNS[constants.LAYER_THEMES]
+    timeline_column = LAYER_COLUMNS[constants.LAYER_TIMELINE]
+    shared: list[_Shared] = []
+    for row, candidate in enumerate(candidates):
+        entities = tuple(sorted(counted_entities.intersection(candidate.entities))) if counted_entities else ()
+        if entities:
+            depths[row, entity_column] = 1.0
+        themes: tuple[str, ...] = ()
+        if own_themes and candidate.themes:
+            depth, themes = themes_depth(own_themes, candidate.themes)
+            if themes:
+                depths[row, themes_column] = depth
+        distance = None
+        if own_precision and candidate.event_precision == own_precision and candidate.event_time is not None:
+            depth, distance = timeline_depth(
+                own.event_time, own_precision, candidate.event_time, candidate.event_precision, params.tolerances
+            )
+            if distance is not None:
+                depths[row, timeline_column] = depth
+        shared.append(_Shared(entities=entities, themes=themes, time_distance=distance))
+    return depths, shared
+
+
+def _hits(depths: np.ndarray, shared: _Shared, cosine: float) -> dict[str, LayerHit]:
+    """The firing layers of one pair as LayerHits (for the written pairs' rows)."""
+    hits: dict[str, LayerHit] = {}
+    for name, column in LAYER_COLUMNS.items():
+        depth = depths[column]
+        if np.isnan(depth):
+            continue
+        if name == constants.LAYER_ENTITY:
+            hits[name] = LayerHit(depth=float(depth), shared=shared.entities)
+        elif name == constants.LAYER_EMBEDDING:
+            hits[name] = LayerHit(depth=float(depth), cosine=cosine)
+        elif name == constants.LAYER_THEMES:
+            hits[name] = LayerHit(depth=float(depth), shared=shared.themes)
+        else:
+            hits[name] = LayerHit(depth=float(depth), distance=shared.time_distance)
+    return hits
+
+
 def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> EdgesFormed:
     cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
     found = edge_candidates(
@@ -159,40 +222,46 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
         layer_candidates=constants.LAYER_CANDIDATES,
         tolerances=params.tolerances,
         common_carriers=cap,
-        carriers_probe=constants.ENTITY_CARRIERS_PROBE,
+        carriers_probe=entity_carriers_probe(cap),
         formed_before=formed_before,
     )
     own = knot_features(knot)
-    pairs: list[_Pair] = []
-    # Pairs sharing the same entities share their parameters: built once per formation, not per
-    # pair (a knot of a common speaker shares it with most of its ~400 candidates).
-    shared_params: dict[tuple[int, ...], EdgeParameters] = {}
-    for candidate in found.candidates:
-        hits = layers_between(own, candidate_features(candidate), params, cosine=candidate.cosine)
-        if hits:
-            entity = hits.get(constants.LAYER_ENTITY)
-            if entity is None:
-                pair_params = params
-            else:
-                pair_params = shared_params.get(entity.shared)
-                if pair_params is None:
-                    pair_params = entity_params(params, entity.shared, found.carriers, cap)
-                    shared_params[entity.shared] = pair_params
-            strength = edge_strength(own.weight_anchor, candidate.weight_anchor, hits, pair_params)
-            pairs.append(_Pair(candidate=candidate, hits=hits, strength=strength))
-    pairs.sort(key=lambda pair: (-pair.rank, pair.candidate.knot_id))
-    written = pairs[:cap]
+    candidates = found.candidates
+    counted = frozenset(own.entities) - common_entities(own.entities, found.carriers, cap)
+    depths, shared = _pair_depths(own, candidates, params, counted_entities=counted)
+    # The entity layer's factor per pair: the largest rarity among its shared entities (as
+    # entity_params), computed once per distinct shared set.
+    rarity_of: dict[tuple[int, ...], float] = {}
+    scale = np.ones(len(candidates))
+    for row, pair in enumerate(shared):
+        if pair.entities:
+            rarity = rarity_of.get(pair.entities)
+            if rarity is None:
+                rarity = max(entity_rarity(found.carriers.get(entity, 0), cap) for entity in pair.entities)
+                rarity_of[pair.entities] = rarity
+            scale[row] = rarity
+    anchors = np.fromiter((c.weight_anchor for c in candidates), dtype=np.float64, count=len(candidates))
+    strengths = edge_strengths(own.weight_anchor, anchors, depths, params, entity_scale=scale)
+    firing = np.flatnonzero(strengths.fires)
+    ids = np.fromiter((c.knot_id for c in candidates), dtype=np.int64, count=len(candidates))
+    rank = strengths.anchor_ab + strengths.anchor_ba
+    # Strongest first (the two directions' anchors together), then the older knot (lower id).
+    written = firing[np.lexsort((ids[firing], -rank[firing]))][:cap]
     rows: list[dict[str, object]] = []
-    for pair in written:
-        other, s = pair.candidate.knot_id, pair.strength
-        common = {"hits": pair.hits, "cosine": pair.candidate.cosine}
-        rows.append(edge_row(source=knot.pk, target=other, raw=s.raw_ab, anchor=s.anchor_ab, **common))
-        rows.append(edge_row(source=other, target=knot.pk, raw=s.raw_ba, anchor=s.anchor_ba, **common))
+    layer_counts: Counter[str] = Counter()
+    for index in written.tolist():
+        candidate = candidates[index]
+        hits = _hits(depths[index], shared[index], candidate.cosine)
+        layer_counts.update(hits.keys())
+        common = {"hits": hits, "cosine": candidate.cosine}
+        rows.append(edge_row(source=knot.pk, target=candidate.knot_id, raw=float(strengths.raw_ab[index]),
+                             anchor=float(strengths.anchor_ab[index]), **common))  # fmt: skip
+        rows.append(edge_row(source=candidate.knot_id, target=knot.pk, raw=float(strengths.raw_ba[index]),
+                             anchor=float(strengths.anchor_ba[index]), **common))  # fmt: skip
     edges_insert(mind_id=knot.mind_id, rows=rows)
-    layer_counts = Counter(name for pair in written for name in pair.hits)
     return EdgesFormed(
-        candidates=len(found.candidates),
-        pairs_firing=len(pairs),
+        candidates=len(candidates),
+        pairs_firing=len(firing),
         pairs_written=len(written),
         layer_counts={name: layer_counts[name] for name in constants.LAYERS if layer_counts[name]},
     )
@@ -205,10 +274,13 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> Edge
 
     `params` defaults to the server's (synapses.config.edge_parameters: the embedder's calibrated
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
-    the candidates, one bulk insert (none when no layer fires); inside the caller's transaction,
-    or a transaction of its own.
+    the candidates, one bulk insert (none when no layer fires); inside the caller's transaction
+    (no savepoint: an error aborts the caller's transaction or savepoint), or a transaction of
+    its own.
     """
-    with transaction.atomic():
+    # No savepoint of its own inside a transaction (a promotion's): a failure there rolls the
+    # caller's unit of work back anyway, and the pair of statements is saved per knot.
+    with transaction.atomic(savepoint=False):
         return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False)
 
 

@@ -50,15 +50,41 @@ class ResolvedEntities:
     created: int  # entities the explicit names created
 
 
-def memory_entities_resolve(*, mind_id: str, names: list[str], content: str, now: datetime) -> ResolvedEntities:
+def explicit_names_create(*, mind_id: str, names: list[str], now: datetime) -> set[str]:
+    """Create the explicit `names` (explicit_names: de-duplicated, in key order) the mind knows
+    neither as a name nor as an alias, in one statement; the keys (name_key) of those created.
+
+    A promotion batch calls it once per mind for all its memories, minds in id order, before any
+    memory's own work: every transaction then inserts names in one global order, (mind, key), and
+    two batches that create the same names wait on each other at most once, never in a cycle.
+    """
+    explicit = explicit_names(names)
+    if not explicit:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_SQL.replace("RETURNING id", "RETURNING lower(name)"),
+                       {"mind": mind_id, "names": explicit, "now": now})  # fmt: skip
+        return {row[0] for row in cursor.fetchall()}
+
+
+def memory_entities_resolve(
+    *, mind_id: str, names: list[str], content: str, now: datetime, created_keys: set[str] | None = None
+) -> ResolvedEntities:
     """Resolve a memory's entity names and content to the mind's entities, creating new explicit names.
 
-    Call inside the promotion's transaction: a promotion that fails creates no entity.
+    Call inside the promotion's transaction. `created_keys`: the names were created beforehand
+    (explicit_names_create, for a whole batch), these keys among them new; the memory counts the
+    ones it names as its own creations and takes them out of the set (so the next memory of the
+    batch naming them does not count them again), and no INSERT runs here.
     """
     explicit = explicit_names(names)
     created = 0
     with connection.cursor() as cursor:
-        if explicit:
+        if created_keys is not None:
+            mine = {name_key(name) for name in explicit} & created_keys
+            created = len(mine)
+            created_keys -= mine
+        elif explicit:
             cursor.execute(_INSERT_SQL, {"mind": mind_id, "names": explicit, "now": now})
             created = len(cursor.fetchall())
         grams = content_ngrams(content)

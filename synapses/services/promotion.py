@@ -1,21 +1,24 @@
 """Promotion: mature memories become knots of the long-term net (docs/synapse-model.md §4).
 
-    memories_promote(memory_ids=…, mind_id=…, now_all=…, limit=…)  a batch: the task, the sweep, the command
-    memory_promote(candidate, now_all=…)                            one memory, in one transaction
+    memories_promote(memory_ids=…, mind_id=…, now_all=…, limit=…)  a run: the task, the sweep, the command
+    memory_promote(candidate, now_all=…)                            one memory (a batch of one)
 
 A memory is **pending** while it has no MemoryKnot link for its current content hash and its
 version is not parked; it is **mature** when it is verified, or its salience is at least
 PROMOTION_SALIENCE, or it has gone PROMOTION_AGE without a write (`now_all` drops the maturity
-rule: imports, benchmarks). Expired memories are never promoted.
+rule: imports, benchmarks). Expired memories are never promoted. `promoted_at` is unset on every
+pending memory (the database keeps it so), so the selection reads a partial index.
 
-Claims: each memory is taken in a transaction of its own with `SELECT … FOR UPDATE SKIP LOCKED`
-on its row, so any number of workers share a backlog and none waits for another; a worker that
-dies mid-promotion leaves nothing behind (the transaction rolls back) and the memory is pending
-for the next run. Inside it, `pg_advisory_xact_lock` on (mind, content hash) serialises the
-match test and the creation for one content: two memories of the same content promoted at the
-same moment make one knot, and the second links to it as a duplicate. The unique constraints on
-(memory, content hash) of knots and links catch what no lock covers (a worker whose claim raced
-a commit) and that promotion counts as skipped.
+Claims: a run takes its selection PROMOTION_CLAIM_SIZE memories at a time, each batch claimed in
+one `SELECT … FOR UPDATE SKIP LOCKED` and promoted in one transaction, each memory in a savepoint
+of its own; any number of workers share a backlog, none waits for another and two take different
+memories. A worker that dies mid-batch leaves nothing behind (the transaction rolls back) and the
+batch is pending for the next run. `pg_advisory_xact_lock` on (mind, content hash) of every
+memory of the batch, taken in key order before any work, serialises the match test and the
+creation for one content: two memories of the same content promoted at the same moment make one
+knot, and the second links to it as a duplicate (within one batch too). The unique constraints
+on (memory, content hash) of knots and links catch what no lock covers (a worker whose claim
+raced a commit) and that promotion counts as skipped.
 
 Failures are counted per memory version in PromotionAttempt and logged as `error`; after
 PROMOTION_MAX_ATTEMPTS the version is parked. An embedder that is down is not the memory's
@@ -32,7 +35,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
@@ -43,13 +46,13 @@ from memories.services.memory import embed_all
 from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
 from synapses.config import setting
-from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN
+from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN, PROMOTION_CLAIM_SIZE
 from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.selectors import net_hnsw_settings, vector_literal
 from synapses.services.edges import knot_edges_form
-from synapses.services.entities import memory_entities_resolve
+from synapses.services.entities import explicit_names_create, memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
 
 logger = logging.getLogger(__name__)
@@ -148,7 +151,11 @@ def memories_pending(*, now: datetime, now_all: bool = False) -> QuerySet[Memory
         content_hash=OuterRef("content_hash"),
         parked_at__isnull=False,
     )
-    pending = Memory.objects.filter(current_filter(now)).filter(~Exists(linked), ~Exists(parked))
+    # promoted_at is unset on every memory without a link for its current content (set by
+    # promotion, unset by the database when the content changes: synapses migration 0003), so the
+    # partial index memory_pending_idx holds every pending memory; the link test stays exact.
+    pending = Memory.objects.filter(current_filter(now), promoted_at__isnull=True)
+    pending = pending.filter(~Exists(linked), ~Exists(parked))
     return pending if now_all else pending.filter(_mature_filter(now))
 
 
@@ -243,16 +250,42 @@ def _advisory_key(mind_id: str, content_hash: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-def _claim(candidate: Candidate, *, now: datetime, now_all: bool) -> Memory | None:
-    """The memory's row, locked, if it is still pending and no other worker holds it."""
-    return (
+def _claim_batch(candidates: list[Candidate], *, now: datetime, now_all: bool, size: int) -> list[Memory]:
+    """Up to `size` of the candidates' rows, locked, that are still pending and no other worker
+    holds, longest waiting first (one statement: SKIP LOCKED passes over the rows another
+    worker's batch holds, so two workers on one backlog take different memories, not turns)."""
+    return list(
         memories_pending(now=now, now_all=now_all)
-        .filter(pk=candidate.memory_id)
+        .filter(pk__in=[candidate.memory_id for candidate in candidates])
         .defer("search_vector")
-        .order_by()
-        .select_for_update(skip_locked=True, of=("self",))
-        .first()
+        .order_by("updated_at", "pk")
+        .select_for_update(skip_locked=True, of=("self",))[:size]
     )
+
+
+# One transaction-level advisory lock per (mind, content hash) of a batch, taken in key order: two
+# batches that share contents wait on each other at most once, never in a cycle.
+_LOCKS_SQL = """
+SELECT pg_advisory_xact_lock(keys.key)
+  FROM (SELECT DISTINCT unnest(%(keys)s::bigint[]) AS key ORDER BY key) AS keys
+"""
+
+
+def _locks_take(memories: list[Memory]) -> None:
+    """One content of one mind at a time, until commit: the match test and the creation of a
+    knot for that content are serialised across workers."""
+    keys = [_advisory_key(memory.mind_id, memory.content_hash) for memory in memories]
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCKS_SQL, {"keys": keys})
+
+
+def _entities_create(memories: list[Memory], now: datetime) -> dict[str, set[str]]:
+    """The batch's explicit names, created once per mind in (mind, key) order before any memory's
+    own work (synapses.services.entities.explicit_names_create): per mind, the keys created."""
+    names: dict[str, list[str]] = {}
+    for memory in memories:
+        names.setdefault(memory.mind_id, []).extend(memory.entities or ())
+    return {mind_id: explicit_names_create(mind_id=mind_id, names=names[mind_id], now=now) for mind_id in sorted(names)}
 
 
 def _embedding_ensure(memory: Memory, sp: Span) -> None:
@@ -314,17 +347,16 @@ def _knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Kno
     return knot
 
 
-def _promote_claimed(memory: Memory, sp: Span, now: datetime) -> PromotionOutcome:
-    """The promotion of one claimed memory, inside its transaction."""
+def _promote_claimed(memory: Memory, sp: Span, now: datetime, created_keys: set[str]) -> PromotionOutcome:
+    """The promotion of one claimed memory, inside its batch's transaction (its locks taken, its
+    explicit names created)."""
     if not memory.content.strip():
         raise PromotionFailed("the memory has no content")
     _embedding_ensure(memory, sp)
-    with connection.cursor() as cursor:  # one content of one mind at a time, until commit
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_advisory_key(memory.mind_id, memory.content_hash)])
-
     entities = memory_entities_resolve(
-        mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now
-    )
+        mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now,
+        created_keys=created_keys,
+    )  # fmt: skip
     event_time, precision = time_anchor(memory.event_time, memory.event_precision)
     sp.calculation(
         {
@@ -443,12 +475,16 @@ def _constraint_of(error: IntegrityError) -> str | None:
     return getattr(diag, "constraint_name", None)
 
 
-def memory_promote(candidate: Candidate, *, now_all: bool = False, now: datetime | None = None) -> PromotionOutcome:
-    """Promote one memory: claim it, check it, resolve its magnets, match, link or create (§4).
+def _claimed_promote(
+    candidate: Candidate, memory: Memory, *, now: datetime, now_all: bool, created_keys: set[str]
+) -> PromotionOutcome:
+    """Promote one claimed memory in a savepoint of its batch: check it, resolve its magnets,
+    match, link or create (§4). One `synapses.promotion` span with every decision and number.
 
-    One transaction; one `synapses.promotion` span with every decision and number.
+    A failure rolls back this memory's work only and is counted; an embedder that is down defers
+    it; a connection lost mid-way ends the batch (its transaction is gone: every memory of it
+    stays pending, and none is the memory's fault).
     """
-    now = now or timezone.now()
     with span("synapses.promotion", mind=candidate.mind_id) as sp:
         sp.input(
             {
@@ -458,19 +494,10 @@ def memory_promote(candidate: Candidate, *, now_all: bool = False, now: datetime
                 "now_all": now_all,
             }
         )
+        sp.input({"salience": memory.salience, "verified": memory.verified, "updated_at": memory.updated_at})
         try:
             with transaction.atomic():
-                memory = _claim(candidate, now=now, now_all=now_all)
-                if memory is None:
-                    result = PromotionOutcome(candidate.memory_id, Outcome.SKIPPED)
-                    sp.decision({"decision": "promotion.claim", "outcome": Outcome.SKIPPED,
-                                 "reason": "promoted, changed or held by another worker"})  # fmt: skip
-                else:
-                    sp.input(
-                        {"salience": memory.salience, "verified": memory.verified, "updated_at": memory.updated_at}
-                    )
-                    result = _promote_claimed(memory, sp, now)
-                    Memory.objects.filter(pk=memory.pk).update(promoted_at=now)
+                result = _promote_claimed(memory, sp, now, created_keys)
         except Unavailable as error:
             sp.error({"step": "embedding", "type": type(error).__name__, "message": str(error)[:_ERROR_CHARS]})
             sp.set_status(STATUS_ERROR)
@@ -482,10 +509,65 @@ def memory_promote(candidate: Candidate, *, now_all: bool = False, now: datetime
             sp.decision({"decision": "promotion.claim", "outcome": Outcome.SKIPPED,
                          "reason": "another worker promoted this version first"})  # fmt: skip
             return PromotionOutcome(candidate.memory_id, Outcome.SKIPPED)
+        except (OperationalError, InterfaceError):
+            raise
         except Exception as error:  # counted and logged; the memory is retried or parked, never lost
             return _failed(candidate, error, sp, now)
         sp.output({"outcome": result.outcome, "knot_id": result.knot_id, "pairs_written": result.pairs_written})
         return result
+
+
+# The outcomes after which the memory version is promoted (promoted_at is set).
+_PROMOTED = frozenset({Outcome.CREATED, Outcome.DUPLICATE, Outcome.REACTIVATED})
+
+
+def _batch_promote(
+    candidates: list[Candidate], *, now_all: bool, size: int
+) -> tuple[list[str], list[PromotionOutcome]]:
+    """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
+    statement, the batch's new entity names, each memory in its savepoint, one UPDATE of their
+    promoted_at, one commit. The ids claimed (in promotion order) and their outcomes; it stops
+    after a deferred memory (the embedder is down), leaving the rest of the batch pending.
+
+    A worker killed mid-batch leaves every memory of the batch pending (the transaction rolls
+    back); memories of the same content within one batch are promoted one after the other, and
+    the second finds the first's knot, as two batches do under the advisory lock.
+    """
+    now = timezone.now()
+    by_id = {candidate.memory_id: candidate for candidate in candidates}
+    results: list[PromotionOutcome] = []
+    with transaction.atomic():
+        claimed = _claim_batch(candidates, now=now, now_all=now_all, size=size)
+        if not claimed:
+            return [], []
+        _locks_take(claimed)
+        created_keys = _entities_create(claimed, now)
+        for memory in claimed:
+            result = _claimed_promote(
+                by_id[memory.pk], memory, now=now, now_all=now_all, created_keys=created_keys.get(memory.mind_id, set())
+            )
+            results.append(result)
+            if result.outcome is Outcome.DEFERRED:
+                break
+        promoted = [result.memory_id for result in results if result.outcome in _PROMOTED]
+        if promoted:
+            Memory.objects.filter(pk__in=promoted).update(promoted_at=now)
+    return [memory.pk for memory in claimed], results
+
+
+def memory_promote(candidate: Candidate, *, now_all: bool = False) -> PromotionOutcome:
+    """Promote one memory: a batch of one. SKIPPED (with its span) when it is not pending any
+    more or another worker holds it."""
+    claimed, results = _batch_promote([candidate], now_all=now_all, size=1)
+    if results:
+        return results[0]
+    with span("synapses.promotion", mind=candidate.mind_id) as sp:
+        sp.input({"memory_id": candidate.memory_id, "content_hash": candidate.content_hash,
+                  "memory_turn_id": candidate.turn_id or None, "now_all": now_all})  # fmt: skip
+        sp.decision({"decision": "promotion.claim", "outcome": Outcome.SKIPPED,
+                     "reason": "promoted, changed or held by another worker"})  # fmt: skip
+        sp.output({"outcome": Outcome.SKIPPED})
+    return PromotionOutcome(candidate.memory_id, Outcome.SKIPPED)
 
 
 def _failed(candidate: Candidate, error: BaseException, sp: Span, now: datetime) -> PromotionOutcome:
@@ -519,14 +601,22 @@ def memories_promote(
         limit = setting("PROMOTION_BATCH_SIZE")
     candidates = candidates_select(now=now, memory_ids=ids, mind_id=mind_id, now_all=now_all, limit=limit)
     summary = PromotionSummary(selected=len(candidates), not_pending=len(ids) - len(candidates) if ids else 0)
-    for candidate in candidates:
-        result = memory_promote(candidate, now_all=now_all)
-        summary.add(result)
-        if progress is not None:
-            progress(result)
-        if result.outcome is Outcome.DEFERRED:
-            summary.stopped = result.error
+    remaining = candidates
+    size = PROMOTION_CLAIM_SIZE
+    while remaining:
+        claimed, results = _batch_promote(remaining, now_all=now_all, size=size)
+        if not claimed:  # the rest is held by other workers, or they promoted it meanwhile
+            summary.skipped += len(remaining)
             break
+        for result in results:
+            summary.add(result)
+            if progress is not None:
+                progress(result)
+        if results and results[-1].outcome is Outcome.DEFERRED:
+            summary.stopped = results[-1].error
+            break
+        taken = set(claimed)
+        remaining = [candidate for candidate in remaining if candidate.memory_id not in taken]
     return summary
 
 

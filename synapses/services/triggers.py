@@ -39,7 +39,7 @@ from synapses.geometry import (
 )
 from synapses.models import Edge, Knot
 from synapses.selectors import entity_carriers
-from synapses.services.edges import EdgesFormed, entity_params
+from synapses.services.edges import EdgesFormed, common_entities, entity_carriers_probe, entity_params
 
 # The fields a recomputation reads of an edge and of its two knots (no vectors, no content).
 _KNOT_FIELDS = ("weight_anchor", "entities", "themes", "event_time", "event_precision")
@@ -93,7 +93,8 @@ def _edges_recompute(edges: QuerySet[Edge], *, live: Collection[str], params: Ed
     cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
     shared = sorted({entity for edge in rows for entity in (*edge.source.entities, *edge.target.entities)})
     mind_id = rows[0].mind_id if rows else ""
-    carriers = entity_carriers(mind_id=mind_id, entity_ids=shared, carriers_probe=constants.ENTITY_CARRIERS_PROBE)
+    carriers = entity_carriers(mind_id=mind_id, entity_ids=shared, carriers_probe=entity_carriers_probe(cap))
+    common = common_entities(tuple(shared), carriers, cap)
     kept: list[Edge] = []
     bare: list[int] = []
     for edge in rows:
@@ -101,6 +102,9 @@ def _edges_recompute(edges: QuerySet[Edge], *, live: Collection[str], params: Ed
         for layer in live:
             hits.pop(layer, None)
             hit = _live_hit(edge, layer, params)
+            if hit is not None and layer == constants.LAYER_ENTITY and common:  # as edge formation counts them
+                kept_shared = tuple(entity for entity in hit.shared if entity not in common)
+                hit = LayerHit(depth=1.0, shared=kept_shared) if kept_shared else None
             if hit is not None:
                 hits[layer] = hit
         if not hits:

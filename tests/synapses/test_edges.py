@@ -187,14 +187,14 @@ def knot_edges_form_counted(knot) -> tuple[EdgesFormed, list[str]]:
 
 
 @pytest.mark.parametrize("net_size", [10, 1_000])
-def test_one_edge_formation_takes_the_same_five_statements_at_10_and_1000_knots(the_mind, net_size):
+def test_one_edge_formation_takes_the_same_three_statements_at_10_and_1000_knots(the_mind, net_size):
     knots_bulk(the_mind, net_size, rng=np.random.default_rng(net_size), anchor=2.0, entities=[7], themes=["a"])
     new = knot_make(the_mind, anchor=1.0, entities=[7], themes=["a"], embedding=axis(0))
 
     formed, statements = knot_edges_form_counted(new)
 
-    # SAVEPOINT (the test's transaction is open), the vector plan, the candidates, one bulk insert, RELEASE.
-    assert len(statements) == 5, statements
+    # The vector plan, the candidates, one bulk insert (no savepoint inside the test's transaction).
+    assert len(statements) == 3, statements
     assert formed.pairs_written == min(net_size, 50)
     assert Edge.objects.filter(source=new).count() == formed.pairs_written
 
@@ -207,8 +207,8 @@ def test_a_large_mind_finds_its_nearest_knots_through_the_hnsw_index_in_as_many_
     with override_settings(SYNAPSE_EXACT_SCAN_MAX_ROWS=10):
         formed, statements = knot_edges_form_counted(new)
 
-    assert len(statements) == 5
-    assert "+ 0" not in statements[2]  # the HNSW plan orders by the bare distance
+    assert len(statements) == 3
+    assert "+ 0" not in statements[1]  # the HNSW plan orders by the bare distance
     assert formed.pairs_written == 1
     assert edge(new, near).layers == ["embedding"]
 
@@ -255,3 +255,33 @@ def test_a_rare_entity_and_similar_content_win_the_cap_over_a_common_entity(the_
         (rare.pk, 2.0),
         (similar.pk, 1.6),
     }
+
+
+def test_an_entity_more_than_four_times_the_cap_carry_makes_no_entity_layer_even_beside_a_theme(the_mind):
+    # Entity 7: ten carriers with the new knot, cap 2 → rarity 2/10 = 0.2, below 0.25: not counted.
+    plain = [knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1)) for index in range(8)]
+    themed = knot_make(the_mind, anchor=2.0, entities=[7], themes=["boats"], embedding=axis(30))
+    new = knot_make(the_mind, anchor=2.0, entities=[7], themes=["boats"], embedding=axis(0))
+
+    with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=2):
+        formed = knot_edges_form(knot=new, params=WORKED)
+
+    # Only the theme fires, alone: factor 0.5, depth 1, equal anchors → 2.0 · 0.5 = 1.0 both ways.
+    assert (formed.pairs_firing, formed.pairs_written) == (1, 1)
+    row = edge(new, themed)
+    assert (row.layers, row.shared_entities, row.weight_raw) == (["themes"], [], pytest.approx(1.0))
+    assert not Edge.objects.filter(target__in=plain).exists()
+
+
+def test_an_entity_exactly_four_times_the_cap_carry_still_counts_at_a_quarter(the_mind):
+    # Entity 7: eight carriers with the new knot, cap 2 → rarity 2/8 = 0.25, counted: factor 0.25.
+    for index in range(7):
+        knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1))
+    new = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(0))
+
+    with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=2):
+        formed = knot_edges_form(knot=new, params=WORKED)
+
+    assert (formed.pairs_firing, formed.pairs_written) == (7, 2)
+    for row in Edge.objects.filter(source=new):
+        assert row.layers == ["entity"] and row.weight_raw == pytest.approx(2.0 * 0.25)

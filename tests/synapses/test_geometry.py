@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,8 +16,10 @@ from synapses.geometry import (
     KnotFeatures,
     NoFiringLayerError,
     damp,
+    damp_array,
     decayed_presence,
     edge_strength,
+    edge_strengths,
     embedding_depth,
     embedding_layer,
     half_reactivation_presence,
@@ -270,3 +273,38 @@ def test_anchor_5_after_30_days_at_rate_0_02_decays_to_2_7441():
 def test_half_reactivation_of_anchor_4_with_minimum_0_5_gives_2_25():
     assert half_reactivation_presence(4.0, 0.5) == 2.25
     assert half_reactivation_presence(4.0, 0.1) == pytest.approx(2.05)
+
+
+# --- the vectorised path agrees with the scalar one ------------------------------------------------
+
+# One candidate: its anchor, the depth of each layer or None (not firing), the entity layer's rarity.
+candidate_rows = st.tuples(
+    anchors,
+    st.tuples(*(st.one_of(st.none(), depths) for _ in constants.LAYERS)),
+    st.floats(min_value=0.01, max_value=1.0, allow_nan=False),
+)
+
+
+@given(anchor=anchors, rows=st.lists(candidate_rows, min_size=1, max_size=30))
+def test_edge_strengths_over_many_candidates_equal_edge_strength_of_each_pair(anchor, rows):
+    matrix = np.array([[math.nan if depth is None else depth for depth in row[1]] for row in rows])
+    scale = np.array([row[2] for row in rows])
+    many = edge_strengths(anchor, np.array([row[0] for row in rows]), matrix, entity_scale=scale)
+    for index, (anchor_b, row_depths, rarity) in enumerate(rows):
+        layers = {name: depth for name, depth in zip(constants.LAYERS, row_depths, strict=True) if depth is not None}
+        assert bool(many.fires[index]) == bool(layers)
+        if not layers:
+            continue
+        factors = {**constants.LAYER_FACTORS, "entity": constants.LAYER_FACTORS["entity"] * rarity}
+        one = edge_strength(anchor, anchor_b, layers, EdgeParameters(layer_factors=factors))
+        assert constants.LAYERS[many.winner[index]] == one.winner
+        assert (many.raw_ab[index], many.raw_ba[index]) == (pytest.approx(one.raw_ab), pytest.approx(one.raw_ba))
+        assert (many.anchor_ab[index], many.anchor_ba[index]) == (
+            pytest.approx(one.anchor_ab),
+            pytest.approx(one.anchor_ba),
+        )
+
+
+@given(raw=st.lists(st.floats(min_value=-5.0, max_value=20.0, allow_nan=False), min_size=1, max_size=20))
+def test_damp_array_equals_damp_of_each_entry(raw):
+    assert damp_array(np.array(raw)).tolist() == pytest.approx([damp(value) for value in raw])

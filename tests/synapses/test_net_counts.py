@@ -105,9 +105,9 @@ def test_a_memory_shows_the_knot_of_its_current_content_and_null_while_pending(n
     mind, memories, knots, _ = net
     assert mind.agent.get(f"/memory/{memories[0].pk}").json()["knot_id"] == knots[0].pk
     assert mind.agent.get(f"/memory/{memories[3].pk}").json()["knot_id"] is None
-    # Edited after its promotion: the old knot holds the old content, the new one waits.
+    # Edited after its promotion: the old knot holds the old content, the new one waits (unpromoted).
     body = mind.agent.get(f"/memory/{memories[4].pk}").json()
-    assert (body["knot_id"], body["promoted_at"] is not None) == (None, True)
+    assert (body["knot_id"], body["promoted_at"]) == (None, None)
 
 
 def test_lists_search_and_export_show_the_knot_ids(net):

@@ -10,7 +10,8 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test.utils import override_settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 from django_q.models import Schedule
 
@@ -94,7 +95,9 @@ def test_a_claim_that_raced_a_commit_ends_in_the_unique_constraint_and_counts_as
     (candidate,) = candidates_select(now=timezone.now(), memory_ids=[memory.pk])
     memories_promote(memory_ids=[memory.pk])
     # As if the claim's snapshot predated the other worker's commit: the row is taken although linked.
-    monkeypatch.setattr(promotion, "_claim", lambda candidate, **_: Memory.objects.get(pk=candidate.memory_id))
+    monkeypatch.setattr(
+        promotion, "_claim_batch", lambda candidates, **_: [Memory.objects.get(pk=c.memory_id) for c in candidates]
+    )
     result = promotion.memory_promote(candidate)
     assert result.outcome == Outcome.SKIPPED
     assert Knot.objects.count() == 1 and MemoryKnot.objects.count() == 1
@@ -378,3 +381,67 @@ def test_health_shows_parked_memories_and_the_last_promotion(mind):
     assert answer["parked_memory_ids"] == [broken.pk]
     link = MemoryKnot.objects.get(memory=good)
     assert answer["last_promotion_at"] == link.created_at.isoformat().replace("+00:00", "Z")
+
+
+# --- batches ---------------------------------------------------------------------------------------
+
+
+def test_twins_in_one_batch_make_one_knot_and_the_second_links_to_it_as_a_duplicate(mind):
+    first = memory_stored(mind.mind, key="a", content=ALICE)
+    second = memory_stored(mind.mind, key="b", content=ALICE)
+    with CaptureQueriesContext(connection) as queries:
+        summary = memories_promote(memory_ids=[first.pk, second.pk])
+    claims = [query["sql"] for query in queries.captured_queries if "SKIP LOCKED" in query["sql"]]
+    assert len(claims) == 1  # one batch claimed both
+    assert (summary.created, summary.duplicates) == (1, 1)
+    (knot,) = Knot.objects.filter(mind=mind.mind)
+    links = dict(MemoryKnot.objects.filter(knot=knot).values_list("memory_id", "kind"))
+    assert links == {first.pk: LinkKind.ORIGIN, second.pk: LinkKind.DUPLICATE}
+
+
+def test_a_failing_memory_rolls_back_alone_and_the_rest_of_its_batch_is_promoted(mind):
+    broken = memory_stored(mind.mind, key="blank", content="   ", entities=["Nobody"])
+    good = memory_stored(mind.mind, key="good", content=BOB, entities=["Quentin"])
+    summary = memories_promote(memory_ids=[broken.pk, good.pk])
+    assert (summary.failed, summary.created) == (1, 1)
+    assert _promoted(good).kind == LinkKind.ORIGIN and good.promoted_at is not None
+    assert _promoted(broken) is None and broken.promoted_at is None
+    assert PromotionAttempt.objects.get(memory=broken).attempts == 1
+
+
+def test_a_second_batch_takes_what_the_first_left_and_every_memory_is_counted_once(mind, monkeypatch):
+    monkeypatch.setattr(promotion, "PROMOTION_CLAIM_SIZE", 2)
+    contents = [ALICE, BOB, "Seven violins were tuned before the evening concert.", "The ferry left at dawn."]
+    memories = [memory_stored(mind.mind, key=f"m{n}", content=text) for n, text in enumerate(contents)]
+    with CaptureQueriesContext(connection) as queries:
+        summary = memories_promote(memory_ids=[memory.pk for memory in memories])
+    assert sum("SKIP LOCKED" in query["sql"] for query in queries.captured_queries) == 2
+    assert (summary.selected, summary.created, summary.skipped) == (4, 4, 0)
+    assert Knot.objects.filter(mind=mind.mind).count() == 4
+
+
+def test_a_content_change_unsets_promoted_at_and_an_edit_back_restores_the_links_time(mind):
+    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memories_promote(memory_ids=[memory.pk])
+    link = MemoryKnot.objects.get(memory=memory)
+    bob_hash = hashlib.sha256(BOB.encode()).hexdigest()
+
+    Memory.objects.filter(pk=memory.pk).update(content=BOB, content_hash=bob_hash)  # a bulk write path
+    memory.refresh_from_db()
+    assert memory.promoted_at is None
+    assert [c.memory_id for c in candidates_select(now=timezone.now(), now_all=True)] == [memory.pk]
+
+    Memory.objects.filter(pk=memory.pk).update(content=ALICE, content_hash=link.content_hash)
+    memory.refresh_from_db()
+    assert memory.promoted_at == link.created_at
+    assert candidates_select(now=timezone.now(), now_all=True) == []
+
+
+def test_a_write_that_keeps_the_content_leaves_promoted_at_alone(mind):
+    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memories_promote(memory_ids=[memory.pk])
+    memory.refresh_from_db()
+    promoted = memory.promoted_at
+    Memory.objects.filter(pk=memory.pk).update(salience=0.2, content_hash=memory.content_hash)
+    memory.refresh_from_db()
+    assert memory.promoted_at == promoted is not None

@@ -17,13 +17,14 @@ from tests.synapses.promotion_rows import memory_stored
 
 pytestmark = pytest.mark.django_db
 
-# The statements of one promotion that creates a knot and writes its edges:
-#   SAVEPOINT, claim (SELECT … FOR UPDATE SKIP LOCKED), advisory lock,
-#   entities: INSERT of the explicit names, SELECT by names and aliases,
+# The statements of one promotion (a batch of one) that creates a knot and writes its edges:
+#   SAVEPOINT (the batch), claim (SELECT … FOR UPDATE SKIP LOCKED), advisory locks,
+#   INSERT of the batch's explicit names,
+#   SAVEPOINT (the memory), entities: SELECT by names and aliases,
 #   match test: plan (count + HNSW settings), nearest knots,
 #   INSERT knot, INSERT presence, INSERT link,
-#   edges: SAVEPOINT, plan, candidates, bulk INSERT, RELEASE,
-#   UPDATE memory.promoted_at, RELEASE,
+#   edges: plan, candidates, bulk INSERT,
+#   RELEASE (the memory), UPDATE the batch's promoted_at, RELEASE (the batch),
 #   the span's log rows (the test settings write them synchronously): the minds they name,
 #   SAVEPOINT, COPY, RELEASE.
 STATEMENTS = 21
