@@ -155,7 +155,7 @@
     var cy = window.cytoscape({
       container: container,
       elements: toElements(data),
-      layout: layout,
+      layout: { name: "preset" },
       minZoom: 0.05,
       maxZoom: 4,
       hideEdgesOnViewport: data.edges.length > 2000,
@@ -180,7 +180,14 @@
         { selector: ".faded", style: { opacity: 0.12 } },
       ],
     });
-    window.requestAnimationFrame(function () {
+    var running = cy.layout(layout);
+    // The layout may finish after this call returns (cose iterates in steps): the picture is
+    // drawn at the first frame after it stops.
+    running.one("layoutstop", function () {
+      window.requestAnimationFrame(drawn);
+    });
+    running.run();
+    function drawn() {
       performance.mark("net-drawn");
       var measure = performance.measure("net-draw", "net-start", "net-drawn");
       var message = "Drew " + data.nodes.length + " knot" + (data.nodes.length === 1 ? "" : "s") + " and ";
@@ -191,7 +198,7 @@
       }
       status.textContent = message;
       container.dataset.drawn = String(cy.nodes().length);
-    });
+    }
     cy.on("tap", "node", function (event) {
       showKnot(cy, event.target);
     });

@@ -23,8 +23,7 @@ pytestmark = pytest.mark.django_db
 QUERY = "where does anna live"
 
 
-@pytest.fixture
-def net(mind):
+def net_build(mind) -> dict:
     """Four knots: three near the query (the anchors), one far from it but very present and joined
     to the first by an edge pair; two entities, Anna (on knots a and b) and Schmidt (on c)."""
     the_mind = mind.mind
@@ -55,6 +54,11 @@ def net(mind):
     edge(knots["a"], knots["b"], 3.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"])
     edge(knots["b"], knots["a"], 3.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"])
     return {"mind": mind, "knots": knots, "anna": anna, "schmidt": schmidt}
+
+
+@pytest.fixture
+def net(mind) -> dict:
+    return net_build(mind)
 
 
 # --- the picture ----------------------------------------------------------------------------------
