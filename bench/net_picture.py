@@ -5,8 +5,11 @@ a server thread serves the real settings' WSGI application (whitenoise serves th
 cytoscape.js), and Debian's Chromium (driven by Playwright, launched by path) logs in and opens
 `/app/minds/<id>/net/` `--rounds` times, each in a fresh page. Each round reports the page's own
 performance measure `net-draw` (static/ui/net.js: from the script's start to the first frame
-after the layout stopped), the part of it spent before the data arrived (`net-data`), and the
-nodes and edges drawn. The issue's bound: 1,000 nodes drawn in under 3 s.
+after the layout stopped), the part of it spent before the data arrived (`net-data`), the nodes
+and edges drawn, and the CPU seconds the page's main thread and renderer process spent
+(Chromium's DevTools metrics), which depend far less on the machine's load than the wall time.
+The fixture fades a tenth of its knots, so 1,200 knots leave more than the 1,000 the page draws
+(the graph endpoint's cap). The issue's bound: 1,000 nodes drawn in under 3 s.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from bench.database import database_create, database_drop, django_setup
 from bench.saving import result_save, started_at
 
 NET_PICTURE_DATABASE = "bench_synapse_net_picture"
-DEFAULT_KNOTS = 1000
+DEFAULT_KNOTS = 1200
 DEFAULT_ROUNDS = 3
 DEFAULT_SEED = 20261201
 # The issue's bound on drawing the graph endpoint's cap of 1,000 nodes (seconds).
@@ -70,6 +73,14 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def _cpu_seconds(cdp) -> dict[str, float]:
+    """CPU time so far of the page's main thread (ThreadTime) and its renderer process
+    (ProcessTime), from Chromium's DevTools metrics: unlike the wall time, they barely move with
+    the machine's load."""
+    metrics = {metric["name"]: metric["value"] for metric in cdp.send("Performance.getMetrics")["metrics"]}
+    return {name: metrics[name] for name in ("ThreadTime", "ProcessTime")}
+
+
 def draw_rounds(*, base: str, email: str, mind_id: str, rounds: int) -> list[dict]:
     """Log in once, then open the net page `rounds` times and read its performance entries."""
     from playwright.sync_api import sync_playwright
@@ -86,8 +97,12 @@ def draw_rounds(*, base: str, email: str, mind_id: str, rounds: int) -> list[dic
         page.wait_for_url(f"{base}/app/")
         for _ in range(rounds):
             fresh = context.new_page()
+            cdp = context.new_cdp_session(fresh)
+            cdp.send("Performance.enable")
+            before = _cpu_seconds(cdp)
             fresh.goto(f"{base}/app/minds/{mind_id}/net/")
             fresh.wait_for_selector("#net[data-drawn]", timeout=ROUND_TIMEOUT_MS)
+            after = _cpu_seconds(cdp)
             entries = fresh.evaluate(
                 """() => ({
                     draw: performance.getEntriesByName('net-draw')[0].duration,
@@ -101,6 +116,8 @@ def draw_rounds(*, base: str, email: str, mind_id: str, rounds: int) -> list[dic
                 {
                     "draw_s": round(entries["draw"] / 1000, 3),
                     "until_data_s": round(entries["data"] / 1000, 3),
+                    "page_main_thread_cpu_s": round(after["ThreadTime"] - before["ThreadTime"], 3),
+                    "page_process_cpu_s": round(after["ProcessTime"] - before["ProcessTime"], 3),
                     "nodes": entries["nodes"],
                     "edges": entries["edges"],
                 }
@@ -145,7 +162,11 @@ def main(argv: list[str]) -> int:
         f"net picture: {rounds[0]['nodes']} nodes, {rounds[0]['edges']} edges drawn, {args.rounds} rounds, load {load}"
     )
     for number, round_ in enumerate(rounds, start=1):
-        print(f"  round {number}: drawn in {round_['draw_s']:.3f} s (data after {round_['until_data_s']:.3f} s)")
+        print(
+            f"  round {number}: drawn in {round_['draw_s']:.3f} s wall (data after {round_['until_data_s']:.3f} s); "
+            f"page CPU {round_['page_main_thread_cpu_s']:.3f} s main thread, "
+            f"{round_['page_process_cpu_s']:.3f} s renderer"
+        )
     verdict = "PASS" if worst < DRAW_BOUND_S else "FAIL"
     print(f"median {statistics.median(draws):.3f} s, worst {worst:.3f} s; bound {DRAW_BOUND_S:.0f} s: {verdict}")
     if not args.no_save:

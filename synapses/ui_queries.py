@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Q
+from django.db.models.functions import Left
 from django.utils import timezone
 
 from memories.models import Memory, current_filter
@@ -22,7 +23,7 @@ MEMORY_PAGE_EDGES_SHOWN = 20
 MEMORY_PAGE_RELATED_SHOWN = 10
 # Most characters of a knot's content the picture's data carries per node (characters): the
 # panel shows the start, the memory's page the whole.
-PICTURE_CONTENT_CHARS = 600
+PICTURE_CONTENT_CHARS = 300
 
 
 def _knots(mind_id: str):
@@ -37,13 +38,29 @@ def _knots(mind_id: str):
 
 @dataclass(frozen=True)
 class NetPicture:
-    """The nodes and edges the net page draws, and the names the page shows for their entities."""
+    """The nodes and edges the net page draws, as plain rows (a picture of 1,000 knots and 5,000
+    edge rows built as model instances cost more CPU than everything else of the request), and
+    the names of the entities they mention."""
 
-    nodes: list[Knot]
-    # One edge per connected pair (the stronger direction), strongest first.
-    edges: list[Edge]
+    # One dict per knot, most present first: id, memory_id, memory_key, memory_verified, content
+    # (its first PICTURE_CONTENT_CHARS characters, and one more when it is longer), category,
+    # observer, themes, entities (ids), weight_anchor, weight_present, activation_count, superseded.
+    nodes: list[dict]
+    # One dict per connected pair (the stronger direction), strongest first: id, source, target,
+    # weight, layers, shared_entities (ids), shared_themes.
+    edges: list[dict]
     truncated: bool  # more knots matched than `max_nodes`
     entity_names: dict[int, str]
+
+
+_PICTURE_NODE_FIELDS = {
+    "id": "id", "memory_id": "memory_id", "memory_key": "memory__key", "memory_verified": "memory__verified",
+    "category": "category", "observer": "observer", "themes": "themes", "entities": "entities",
+    "weight_anchor": "weight_anchor", "weight_present": "presence__weight_present",
+    "activation_count": "activation_count", "content_hash": "content_hash",
+    "memory_content_hash": "memory__content_hash",
+}  # fmt: skip
+_PICTURE_EDGE_FIELDS = ("id", "source_id", "target_id", "weight_anchor", "layers", "shared_entities", "shared_themes")
 
 
 def net_picture(
@@ -60,31 +77,48 @@ def net_picture(
     strongest first, one per pair). `GET /memory/graph` draws the same knots; the picture adds
     the entity filter and the knots' entities. Three queries."""
     current = Memory.objects.filter(current_filter(now or timezone.now()), mind_id=mind_id).values("pk")
-    knots = _knots(mind_id).filter(presence__is_active=True, memory_id__in=current)
+    knots = Knot.objects.filter(mind_id=mind_id, presence__is_active=True, memory_id__in=current)
     if category:
         knots = knots.filter(category=category)
     if theme:
         knots = knots.filter(themes__contains=[theme])
     if entity_id is not None:
         knots = knots.filter(entities__contains=[entity_id])
-    rows = list(knots.order_by("-presence__weight_present", "id")[: max_nodes + 1])
+    rows = list(
+        knots.annotate(content_start=Left("content", PICTURE_CONTENT_CHARS + 1))
+        .order_by("-presence__weight_present", "id")
+        .values("content_start", *_PICTURE_NODE_FIELDS.values())[: max_nodes + 1]
+    )
     truncated = len(rows) > max_nodes
-    rows = rows[:max_nodes]
-    ids = [knot.pk for knot in rows]
-    edges: list[Edge] = []
+    nodes = [_picture_node(row) for row in rows[:max_nodes]]
+    ids = [node["id"] for node in nodes]
+    edges: list[dict] = []
     if ids:
         among = Edge.objects.filter(mind_id=mind_id, source_id__in=ids, target_id__in=ids)
         seen: set[tuple[int, int]] = set()
-        for edge in among.order_by("-weight_anchor", "id")[: queries.GRAPH_MAX_EDGES]:
-            pair = (min(edge.source_id, edge.target_id), max(edge.source_id, edge.target_id))
+        for row in among.order_by("-weight_anchor", "id").values_list(*_PICTURE_EDGE_FIELDS)[: queries.GRAPH_MAX_EDGES]:
+            edge_id, source, target, weight, layers, shared_entities, shared_themes = row
+            pair = (min(source, target), max(source, target))
             if pair not in seen:
                 seen.add(pair)
-                edges.append(edge)
-    entity_ids = {entity for knot in rows for entity in knot.entities}
-    entity_ids |= {entity for edge in edges for entity in edge.shared_entities}
+                edges.append(
+                    {"id": edge_id, "source": source, "target": target, "weight": weight, "layers": layers,
+                     "shared_entities": shared_entities, "shared_themes": shared_themes}
+                )  # fmt: skip
+    entity_ids = {entity for node in nodes for entity in node["entities"]}
+    entity_ids |= {entity for edge in edges for entity in edge["shared_entities"]}
     return NetPicture(
-        nodes=rows, edges=edges, truncated=truncated, entity_names=queries.entity_names(mind_id, entity_ids)
+        nodes=nodes, edges=edges, truncated=truncated, entity_names=queries.entity_names(mind_id, entity_ids)
     )
+
+
+def _picture_node(row: dict) -> dict:
+    node = {name: row[source] for name, source in _PICTURE_NODE_FIELDS.items()}
+    content = row["content_start"]
+    node["content"] = content if len(content) <= PICTURE_CONTENT_CHARS else content[: PICTURE_CONTENT_CHARS - 1] + "…"
+    # The knot's memory holds other content since: the knot is an earlier version.
+    node["superseded"] = node.pop("content_hash") != node.pop("memory_content_hash")
+    return node
 
 
 @dataclass(frozen=True)

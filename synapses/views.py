@@ -40,7 +40,7 @@ from synapses.forms import (
 )
 from synapses.resonance import mood_problem, sector_factor, shell_factor, step_phrase
 from synapses.services.entity_changes import EntityChanged, entity_create, entity_merge, entity_update
-from synapses.ui_queries import PICTURE_CONTENT_CHARS, memory_net, net_picture
+from synapses.ui_queries import memory_net, net_picture
 
 # Refusals of an entity change, shown on the form that was sent.
 ENTITY_CHANGE_ERRORS = (Conflict, ValidationFailed)
@@ -81,36 +81,23 @@ def net_page(request: HttpRequest, mind_id: str) -> HttpResponse:
     return render(request, "synapses/net.html", context, status=200 if valid else 400)
 
 
-def _node(knot, names: dict[int, str]) -> dict[str, Any]:
-    content = knot.content
+def _node(node: dict, names: dict[int, str], memory_url: str) -> dict[str, Any]:
     return {
-        "id": knot.pk,
-        "memory_id": knot.memory_id,
-        "memory_url": reverse("ui-memory", kwargs={"memory_id": knot.memory_id}),
-        "key": knot.memory.key,
-        "verified": knot.memory.verified,
-        "category": knot.category,
-        "observer": knot.observer,
-        "content": content if len(content) <= PICTURE_CONTENT_CHARS else content[: PICTURE_CONTENT_CHARS - 1] + "…",
-        "themes": list(knot.themes),
-        "entities": [names[entity] for entity in knot.entities if entity in names],
-        "weight_present": knot.presence.weight_present,
-        "weight_anchor": knot.weight_anchor,
-        "activation_count": knot.activation_count,
-        "superseded": queries.knot_superseded(knot),
+        **node,
+        "key": node.pop("memory_key"),
+        "verified": node.pop("memory_verified"),
+        "memory_url": memory_url.format(memory_id=node["memory_id"]),
+        "entities": [names[entity] for entity in node["entities"] if entity in names],
     }
 
 
-def _edge(edge, names: dict[int, str]) -> dict[str, Any]:
-    return {
-        "id": edge.pk,
-        "source": edge.source_id,
-        "target": edge.target_id,
-        "weight": edge.weight_anchor,
-        "layers": list(edge.layers),
-        "shared_entities": [names[entity] for entity in edge.shared_entities if entity in names],
-        "shared_themes": list(edge.shared_themes),
-    }
+def _edge(edge: dict, names: dict[int, str]) -> dict[str, Any]:
+    return {**edge, "shared_entities": [names[entity] for entity in edge["shared_entities"] if entity in names]}
+
+
+def _memory_url_pattern(memory_id: str) -> str:
+    """The memory page's path with `{memory_id}` in place of the id (one reverse, not one per node)."""
+    return reverse("ui-memory", kwargs={"memory_id": memory_id}).replace(memory_id, "{memory_id}")
 
 
 def json_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -144,9 +131,10 @@ def net_data(request: HttpRequest, mind_id: str) -> HttpResponse:
         return JsonResponse({"detail": "Invalid filters.", "fields": fields}, status=400)
     picture = net_picture(**_net_filters(mind.pk, form))
     names = picture.entity_names
+    memory_url = _memory_url_pattern(picture.nodes[0]["memory_id"]) if picture.nodes else ""
     return JsonResponse(
         {
-            "nodes": [_node(knot, names) for knot in picture.nodes],
+            "nodes": [_node(node, names, memory_url) for node in picture.nodes],
             "edges": [_edge(edge, names) for edge in picture.edges],
             "truncated": picture.truncated,
         }

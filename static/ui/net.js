@@ -8,9 +8,13 @@
 (function () {
   "use strict";
 
-  // Above this many knots the force-directed layout costs seconds: the rings of the concentric
-  // layout (most present in the middle) are drawn instead (knots).
+  // Above this many knots the force-directed layout costs seconds: the knots are placed on a
+  // sunflower spiral instead, the most present in the middle (knots).
   var FORCE_LAYOUT_MAX_NODES = 300;
+  // Distance between neighbouring knots on the spiral (pixels at zoom 1).
+  var SPIRAL_SPACING_PX = 14;
+  // The golden angle (radians): successive knots of the spiral never line up.
+  var GOLDEN_ANGLE = Math.PI * (3 - Math.sqrt(5));
   // Node diameter at presence 0 and its growth per unit of sqrt(presence) (pixels).
   var NODE_MIN_PX = 8;
   var NODE_PX_PER_SQRT_PRESENCE = 7;
@@ -48,30 +52,55 @@
     list.appendChild(element("dd", value));
   }
 
-  function toElements(data) {
-    var nodes = data.nodes.map(function (knot) {
-      return {
+  // What the panel shows of each knot and edge, by the element's id. Kept beside the graph, not
+  // in its elements' data: cytoscape.js copies every element's data, which for 1,000 knots with
+  // their content doubled the time to build the graph.
+  var knotsById = new Map();
+  var edgesById = new Map();
+
+  function spiralPosition(index) {
+    // The data lists the knots most present first, so the strongest sit in the middle.
+    var radius = SPIRAL_SPACING_PX * Math.sqrt(index);
+    var angle = index * GOLDEN_ANGLE;
+    return { x: radius * Math.cos(angle), y: radius * Math.sin(angle) };
+  }
+
+  function toElements(data, placed) {
+    var colours = {};
+    function colour(name, fallback) {
+      if (!(name in colours)) {
+        colours[name] = cssColour(name, fallback);
+      }
+      return colours[name];
+    }
+    var nodes = data.nodes.map(function (knot, index) {
+      var id = String(knot.id);
+      knotsById.set(id, knot);
+      var node = {
         group: "nodes",
         data: {
-          id: String(knot.id),
+          id: id,
           label: knot.key,
-          colour: cssColour("--category-" + knot.category, "#888888"),
+          colour: colour("--category-" + knot.category, "#888888"),
           size: NODE_MIN_PX + NODE_PX_PER_SQRT_PRESENCE * Math.sqrt(Math.max(0, knot.weight_present)),
-          presence: knot.weight_present,
-          knot: knot,
         },
       };
+      if (placed) {
+        node.position = spiralPosition(index);
+      }
+      return node;
     });
     var edges = data.edges.map(function (edge) {
+      var id = "e" + edge.id;
+      edgesById.set(id, edge);
       return {
         group: "edges",
         data: {
-          id: "e" + edge.id,
+          id: id,
           source: String(edge.source),
           target: String(edge.target),
-          colour: cssColour("--layer-" + edge.layers[0], "#999999"),
+          colour: colour("--layer-" + edge.layers[0], "#999999"),
           width: 0.5 + edge.weight / 3,
-          edge: edge,
         },
       };
     });
@@ -79,7 +108,7 @@
   }
 
   function showKnot(cy, node) {
-    var knot = node.data("knot");
+    var knot = knotsById.get(node.id());
     cy.elements().removeClass("faded");
     cy.elements().not(node.closedNeighborhood()).addClass("faded");
     panel.replaceChildren();
@@ -103,15 +132,15 @@
     }
     panel.appendChild(facts);
     var edges = node.connectedEdges().sort(function (a, b) {
-      return b.data("edge").weight - a.data("edge").weight;
+      return edgesById.get(b.id()).weight - edgesById.get(a.id()).weight;
     });
     panel.appendChild(element("h3", edges.length + " edge" + (edges.length === 1 ? "" : "s") + " drawn"));
     var list = element("ul", null, "knot-edges");
     edges.forEach(function (edgeElement) {
-      var edge = edgeElement.data("edge");
+      var edge = edgesById.get(edgeElement.id());
       var other = edgeElement.source().id() === node.id() ? edgeElement.target() : edgeElement.source();
       var item = element("li");
-      var jump = element("button", other.data("knot").key || "knot " + other.id(), "link");
+      var jump = element("button", knotsById.get(other.id()).key || "knot " + other.id(), "link");
       jump.type = "button";
       jump.addEventListener("click", function () {
         showKnot(cy, other);
@@ -141,21 +170,11 @@
     var force = data.nodes.length <= FORCE_LAYOUT_MAX_NODES;
     var layout = force
       ? { name: "cose", animate: false, randomize: true, numIter: 500, nodeDimensionsIncludeLabels: false }
-      : {
-          name: "concentric",
-          animate: false,
-          concentric: function (node) {
-            return node.data("presence");
-          },
-          levelWidth: function () {
-            return 1;
-          },
-          minNodeSpacing: 4,
-        };
+      : { name: "preset", fit: true, padding: 10 };
     var cy = window.cytoscape({
       container: container,
-      elements: toElements(data),
-      layout: { name: "preset" },
+      elements: toElements(data, !force),
+      layout: { name: "preset", fit: false },
       minZoom: 0.05,
       maxZoom: 4,
       hideEdgesOnViewport: data.edges.length > 2000,
@@ -192,7 +211,7 @@
       var measure = performance.measure("net-draw", "net-start", "net-drawn");
       var message = "Drew " + data.nodes.length + " knot" + (data.nodes.length === 1 ? "" : "s") + " and ";
       message += data.edges.length + " edge" + (data.edges.length === 1 ? "" : "s") + " in " + Math.round(measure.duration) + " ms";
-      message += force ? " (force-directed layout)." : " (rings: the most present in the middle).";
+      message += force ? " (force-directed layout)." : " (a spiral: the most present in the middle).";
       if (data.truncated) {
         message += " More knots match: these are the most present; narrow the filters to see others.";
       }
@@ -207,8 +226,8 @@
         cy.elements().removeClass("faded");
       }
     });
-    // For the browser tests and the console: the drawn graph.
-    window.synapseNet = { cy: cy, showKnot: showKnot };
+    // For the browser tests and the console: the drawn graph and what each knot holds.
+    window.synapseNet = { cy: cy, knots: knotsById, showKnot: showKnot };
   }
 
   fetch(container.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
