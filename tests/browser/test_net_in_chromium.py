@@ -32,7 +32,7 @@ def test_the_net_page_draws_every_knot_and_a_click_on_one_shows_it(live_server, 
     expect(page.locator("#net")).to_have_attribute("data-drawn", "4")
     expect(page.locator("#net-status")).to_contain_text("Drew 4 knots and 2 edges")
     assert page.locator("#net canvas").count() >= 1
-    drawn = page.evaluate("window.synapseNet.cy.nodes().map(node => node.data('knot').key).sort()")
+    drawn = page.evaluate("window.synapseNet.cy.nodes().map(node => window.synapseNet.knots.get(node.id()).key).sort()")
     assert drawn == ["mem_a", "mem_b", "mem_c", "mem_d"]
     assert page.evaluate("performance.getEntriesByName('net-draw').length") == 1
 
