@@ -122,6 +122,28 @@ def test_the_data_leaves_out_faded_knots_and_filters_by_category_theme_and_entit
     )  # fmt: skip
 
 
+def test_the_data_reads_the_net_in_three_statements_whatever_its_size(owner, net):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    mind = net["mind"].mind
+    client = logged_in(owner)
+    url = f"/app/minds/{mind.pk}/net/data/"
+    counts = []
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        counts.append(
+            [query["sql"].split('"')[1] for query in queries.captured_queries if '"synapses_' in query["sql"]]
+        )
+        more = memory_of(mind, f"one more knot {len(counts)}")
+        knot_of(
+            more, embedding=vector_at_cosine(QUERY, 0.3, axis=40 + len(counts)), present=0.5, entities=[net["anna"].pk]
+        )
+    # knots, edges, entity names (besides them: the session, the user, the mind and the request's log rows)
+    assert counts == [["synapses_knot", "synapses_edge", "synapses_entity"]] * 2
+
+
 @pytest.mark.parametrize(
     ("query", "field"),
     [
