@@ -31,6 +31,7 @@ SUBCOMMANDS = {
     "locomo": "bench.locomo.cli",
     "load": "bench.load",
     "decay": "bench.decay",
+    "net-picture": "bench.net_picture",
     "promotion": "bench.promotion",
     "suite": "bench.suite",
 }

@@ -31,6 +31,7 @@ from memories.selectors.overview import memories_related, mind_health, mind_stat
 from memories.selectors.search import memories_search
 from memories.selectors.system import worker_alive
 from memories.services.memory import memory_delete, memory_store, memory_unverify, memory_update, memory_verify
+from memoryproject.contributions import contributed_memory_page_sections
 from memoryproject.domain import Conflict, Unavailable, ValidationFailed
 from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, caller_of, mind_get_for
@@ -189,6 +190,7 @@ def memory_detail(request: HttpRequest, memory_id: str) -> HttpResponse:
         "memory": memory,
         "audit": memory_audit_of(memory=memory),
         "related": related,
+        "sections": contributed_memory_page_sections(mind.pk, memory.pk),
         "can_write": _can_write(level),
     }
     return render(request, "memories/memory_detail.html", context)

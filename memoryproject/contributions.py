@@ -41,6 +41,14 @@ class RecallSection:
 
 
 @dataclass(frozen=True)
+class PageSection:
+    """A part a higher app adds to a page of the human UI: the template that draws it, and its context."""
+
+    template: str
+    context: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class AnswerContributor:
     """What one app adds. Every part is optional; each takes the mind's id, never a model."""
 
@@ -65,6 +73,8 @@ class AnswerContributor:
     # GET /memory/recall?q=: (mind id, q, {mode, intent, mood}) in, the section for the query
     # out. May raise ValidationFailed naming a bad option (an unknown mode).
     recall_section: Callable[[str, str, Mapping[str, str]], RecallSection] | None = None
+    # The UI's memory page: (mind id, memory id) in, the section the page shows for it out.
+    memory_page_section: Callable[[str, str], PageSection] | None = None
 
 
 _contributors: dict[str, AnswerContributor] = {}
@@ -145,4 +155,13 @@ def contributed_recall_sections(mind_id: str, q: str, options: Mapping[str, str]
         contributor.recall_section(mind_id, q, options)
         for contributor in answer_contributors()
         if contributor.recall_section
+    ]
+
+
+def contributed_memory_page_sections(mind_id: str, memory_id: str) -> list[PageSection]:
+    """The sections the UI's memory page shows after the memory itself, in registration order."""
+    return [
+        contributor.memory_page_section(mind_id, memory_id)
+        for contributor in answer_contributors()
+        if contributor.memory_page_section
     ]

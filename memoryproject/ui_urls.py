@@ -10,6 +10,7 @@ from django.views.generic import RedirectView
 from memories import views as memory_pages
 from minds import views as mind_pages
 from pipelinelog import views as log_pages
+from synapses import views as net_pages
 
 urlpatterns = [
     path("accounts/login/", mind_pages.AccountLoginView.as_view(), name="login"),
@@ -44,6 +45,17 @@ urlpatterns = [
     path("app/memories/<memory_id:memory_id>/verify/", memory_pages.memory_verify_view, name="ui-memory-verify"),
     path("app/memories/<memory_id:memory_id>/unverify/", memory_pages.memory_unverify_view, name="ui-memory-unverify"),
     path("app/memories/<memory_id:memory_id>/delete/", memory_pages.memory_delete_view, name="ui-memory-delete"),
+    # The long-term net (synapses/views.py): the picture and its data, entities, recall explained.
+    path("app/minds/<mind_id:mind_id>/net/", net_pages.net_page, name="ui-mind-net"),
+    path("app/minds/<mind_id:mind_id>/net/data/", net_pages.net_data, name="ui-mind-net-data"),
+    path("app/minds/<mind_id:mind_id>/entities/", net_pages.entities_page, name="ui-mind-entities"),
+    path("app/minds/<mind_id:mind_id>/entities/merge/", net_pages.entity_merge_view, name="ui-mind-entity-merge"),
+    path(
+        "app/minds/<mind_id:mind_id>/entities/<row_id:entity_id>/",
+        net_pages.entity_edit,
+        name="ui-mind-entity",
+    ),
+    path("app/minds/<mind_id:mind_id>/recall/", net_pages.recall_page, name="ui-mind-recall"),
     path("app/log/", log_pages.log_turns, name="ui-log"),
     # A turn id is any string of at most 100 characters, `/` included (X-Turn-Id).
     re_path(r"^app/log/(?P<turn_id>.{1,100})/$", log_pages.log_turn, name="ui-log-turn"),

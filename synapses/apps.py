@@ -12,6 +12,7 @@ class SynapsesConfig(AppConfig):
         from synapses.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.services.promotion import mind_promotion_health
         from synapses.stats import memory_knot_ids, mind_net_health, mind_net_stats, net_service_counts
+        from synapses.views import memory_page_section
 
         # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").
         answer_contributor_register(
@@ -25,6 +26,7 @@ class SynapsesConfig(AppConfig):
                 section_names=NET_SECTIONS,
                 import_sections=net_import_sections,
                 recall_section=recall_resonance_section,
+                memory_page_section=memory_page_section,
             )
         )
         # /memory/health's promotion part (parked versions, the last promotion), merged after the counts.

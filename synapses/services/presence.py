@@ -27,3 +27,10 @@ def knot_half_reactivate(
     presence.reinforced_at = presence.decayed_at = now
     presence.is_active = True
     presence.save(update_fields=["presence_base", "weight_present", "reinforced_at", "decayed_at", "is_active"])
+
+
+def knots_deactivate(*, knot_ids: list[int]) -> int:
+    """Take knots out of recall, resonance and the picture by hand (the admin's action), as decay
+    does when a presence falls below MIN_WEIGHT: the weights stay, so a later use or a duplicate
+    brings the knot back at half presence. Returns how many were active."""
+    return KnotPresence.objects.filter(knot_id__in=knot_ids, is_active=True).update(is_active=False)

@@ -369,7 +369,7 @@ def test_the_memory_page_shows_its_history_related_memories_and_a_place_for_knot
     assert [row.action for row in response.context["audit"]] == ["verified", "created"]
     assert response.context["audit"][1].actor.startswith("agent:mk_")
     assert [(m.key, m.shared_tags) for m in response.context["related"]] == [("mum", ["family"])]
-    assert 'id="knots"' in body and "Reserved for the long-term net" in body
+    assert 'id="knots"' in body and "Not in the long-term net yet" in body
 
 
 @pytest.mark.parametrize(
