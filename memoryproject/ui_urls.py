@@ -10,6 +10,7 @@ from django.views.generic import RedirectView
 from memories import views as memory_pages
 from minds import views as mind_pages
 from pipelinelog import views as log_pages
+from webhooks import views as webhook_pages
 
 urlpatterns = [
     path("accounts/login/", mind_pages.AccountLoginView.as_view(), name="login"),
@@ -44,6 +45,7 @@ urlpatterns = [
     path("app/memories/<memory_id:memory_id>/verify/", memory_pages.memory_verify_view, name="ui-memory-verify"),
     path("app/memories/<memory_id:memory_id>/unverify/", memory_pages.memory_unverify_view, name="ui-memory-unverify"),
     path("app/memories/<memory_id:memory_id>/delete/", memory_pages.memory_delete_view, name="ui-memory-delete"),
+    path("app/minds/<mind_id:mind_id>/webhooks/", webhook_pages.mind_webhooks, name="ui-mind-webhooks"),
     path("app/log/", log_pages.log_turns, name="ui-log"),
     # A turn id is any string of at most 100 characters, `/` included (X-Turn-Id).
     re_path(r"^app/log/(?P<turn_id>.{1,100})/$", log_pages.log_turn, name="ui-log-turn"),

@@ -273,3 +273,37 @@ def test_the_test_endpoint_delivers_a_signed_test_event_and_answers_how_it_went(
     failed = mind.agent.post(f"/webhooks/{created.webhook.pk}/test").json()
     assert failed["delivered"] is False and failed["response_code"] == 503 and failed["status"] == "failed"
     assert not pending(created.webhook)  # a test is never retried
+
+
+def test_a_sync_of_many_memories_is_one_updated_event_naming_them_all(mind, receiver, loopback_allowed):
+    hook = hook_for(mind, receiver.url).webhook
+    memories = [{"category": "note", "content": f"Note {n}"} for n in range(3)]
+    response = mind.agent.post("/memory/sync", {"memories": memories}, format="json")
+    assert response.status_code == 200
+    [delivery] = pending(hook)
+    body = json.loads(delivery.body)
+    assert body["event"] == "memory.updated" and body["data"]["change"] == "synced"
+    assert sorted(body["data"]["memory_ids"]) == sorted(item["id"] for item in response.json()["results"])
+
+
+def test_deleting_the_mind_takes_its_hooks_and_sends_nothing(mind, owner, receiver, loopback_allowed):
+    from minds.services import mind_delete
+
+    hook_for(mind, receiver.url)
+    store(mind)
+    mind_delete(mind=mind.mind)
+    assert not Webhook.objects.exists() and not WebhookDelivery.objects.exists()
+
+
+def test_an_attempt_lost_with_its_worker_is_claimed_again_after_its_timeout(mind, receiver, loopback_allowed):
+    from django.utils import timezone
+
+    hook = hook_for(mind, receiver.url).webhook
+    store(mind)
+    [delivery] = pending(hook)
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(status=DeliveryStatus.SENDING, attempted_at=timezone.now())
+    assert webhook_deliver(delivery.pk) == "nothing to do"  # another worker may still be on it
+    long_ago = timezone.now() - timedelta(seconds=loopback_allowed.SYNAPSE_WEBHOOK_TIMEOUT + 61)
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(attempted_at=long_ago)
+    assert webhook_deliver(delivery.pk) == "succeeded 200"
+    assert len(receiver.requests) == 1
