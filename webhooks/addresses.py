@@ -61,6 +61,8 @@ def host_addresses(host: str, port: int) -> list[IPAddress]:
 
 def url_check(url: str, policy: AddressPolicy) -> None:
     """AddressRefused unless `url` is http(s) with a host whose every address the policy allows."""
+    if any(character.isspace() or not character.isprintable() for character in url):
+        raise AddressRefused("Put no spaces or control characters in the URL; percent-encode them.")
     try:
         parts = urlsplit(url)
         port = parts.port

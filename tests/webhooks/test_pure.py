@@ -113,6 +113,8 @@ def test_a_public_address_is_allowed():
         ("http://user:pw@93.184.215.14/", "no user or password"),
         ("http://93.184.215.14:99999/", "Not a valid URL"),
         ("http://no-such-host.invalid/hook", "does not resolve"),
+        ("http://93.184.215.14/a b", "no spaces or control characters"),
+        ("http://93.184.215.14/a\r\nX-Injected: 1", "no spaces or control characters"),
     ],
 )
 def test_a_url_that_is_no_http_url_of_a_resolvable_host_is_refused(url, message):
