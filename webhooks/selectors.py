@@ -22,11 +22,6 @@ def webhook_get(*, mind_id: str, webhook_id: str) -> Webhook:
     return webhook
 
 
-def deliveries_list(*, webhook_id: str) -> QuerySet[WebhookDelivery]:
-    """The hook's delivery attempts, newest first."""
-    return WebhookDelivery.objects.filter(webhook_id=webhook_id).order_by("-created_at", "-id")
-
-
 def mind_deliveries_recent(*, mind_id: str, limit: int) -> list[WebhookDelivery]:
     """The last `limit` attempts of every hook of the mind, newest first (the body left unread)."""
     rows = WebhookDelivery.objects.filter(webhook__mind_id=mind_id).select_related("webhook").defer("body")
