@@ -34,6 +34,7 @@ SUBCOMMANDS = {
     "net-picture": "bench.net_picture",
     "promotion": "bench.promotion",
     "suite": "bench.suite",
+    "webhooks": "bench.webhooks",
 }
 
 

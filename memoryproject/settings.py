@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "synapses",
     "pipelinelog",
     "mcpserver",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -297,6 +298,19 @@ SYNAPSE_EXACT_SCAN_MAX_ROWS = env_int("SYNAPSE_EXACT_SCAN_MAX_ROWS", 10_000, min
 # Candidates each HNSW scan (of a mind above that bound) collects, `hnsw.ef_search` (rows;
 # pgvector's own default is 40, its maximum 1000): higher finds more of the true nearest.
 SYNAPSE_HNSW_EF_SEARCH = env_int("SYNAPSE_HNSW_EF_SEARCH", 1000, minimum=10, maximum=1000)
+
+# --- Webhooks (webhooks; docs/webhooks.md) --------------------------------------------------
+# One delivery attempt may take this long (seconds, connecting and answering) before it fails.
+SYNAPSE_WEBHOOK_TIMEOUT = env_int("SYNAPSE_WEBHOOK_TIMEOUT", 5, minimum=1, maximum=60)
+# Attempts per delivery (the first included) before it is given up.
+SYNAPSE_WEBHOOK_MAX_ATTEMPTS = env_int("SYNAPSE_WEBHOOK_MAX_ATTEMPTS", 6, minimum=1, maximum=20)
+# The wait before the first retry (seconds); each later retry waits twice the one before.
+SYNAPSE_WEBHOOK_RETRY_SECONDS = env_int("SYNAPSE_WEBHOOK_RETRY_SECONDS", 30, minimum=1)
+# Webhook URLs may point at private, loopback, link-local or reserved addresses (the server's own
+# network); off in production, so a mind's owner cannot make the server call into it.
+SYNAPSE_WEBHOOKS_ALLOW_PRIVATE = env_bool("SYNAPSE_WEBHOOKS_ALLOW_PRIVATE", False)
+# … loopback only (127.0.0.0/8, ::1): on with DEBUG (`make run`), so a local receiver works.
+SYNAPSE_WEBHOOKS_ALLOW_LOOPBACK = env_bool("SYNAPSE_WEBHOOKS_ALLOW_LOOPBACK", DEBUG)
 
 # --- Pipeline log (pipelinelog; docs/pipeline-log.md) ---------------------------------------
 # Master switch: false turns every span, buffer and log row off.

@@ -11,6 +11,7 @@ from memories import views as memory_pages
 from minds import views as mind_pages
 from pipelinelog import views as log_pages
 from synapses import views as net_pages
+from webhooks import views as webhook_pages
 
 urlpatterns = [
     path("accounts/login/", mind_pages.AccountLoginView.as_view(), name="login"),
@@ -56,6 +57,7 @@ urlpatterns = [
         name="ui-mind-entity",
     ),
     path("app/minds/<mind_id:mind_id>/recall/", net_pages.recall_page, name="ui-mind-recall"),
+    path("app/minds/<mind_id:mind_id>/webhooks/", webhook_pages.mind_webhooks, name="ui-mind-webhooks"),
     path("app/log/", log_pages.log_turns, name="ui-log"),
     # A turn id is any string of at most 100 characters, `/` included (X-Turn-Id).
     re_path(r"^app/log/(?P<turn_id>.{1,100})/$", log_pages.log_turn, name="ui-log-turn"),

@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("synapses.api.urls")),
     path("", include("memories.api.memory_urls")),
     path("", include("pipelinelog.api.urls")),
+    path("", include("webhooks.api.urls")),
     path("", include("memoryproject.ui_urls")),
     # Unknown paths answer the JSON error (also with DEBUG on, where handler404 is not used);
     # [\s\S] and not `.`, which stops at a newline (`/foo%0Abar`). The view is CSRF-exempt.

@@ -153,8 +153,9 @@ def test_the_import_is_set_based_its_queries_do_not_grow_with_the_rows(fresh, tm
     path = jsonl(tmp_path / "rows.jsonl", [row(f"k{n}", "2024-01-01T00:00:00Z") for n in range(count)])
     with CaptureQueriesContext(connection) as queries:
         run(path, mind=fresh.pk)
-    # The mind with its owner; then the service's lock query, savepoint and insert (3), audit rows.
-    assert len(queries) == 1 + 2 + 1 + 3 + 1
+    # The mind with its owner; then the service's lock query, savepoint and insert (3), audit rows,
+    # the mind's webhooks read for the event (1).
+    assert len(queries) == 1 + 2 + 1 + 3 + 1 + 1
 
 
 def test_wrong_net_rows_stop_the_net_but_not_the_memories(exported, fresh):

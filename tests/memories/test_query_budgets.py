@@ -4,7 +4,9 @@ Every budget counts the same frame, written once here instead of per test:
 - AUTH (1): the Mind Key's row (`minds_mindkey`); the key was used just before, so its
   `last_used_at` needs no UPDATE;
 - LOG (4): the pipeline log's flush at the end of the request — the mind's row checked, then a
-  SAVEPOINT, the COPY of the log rows and its RELEASE.
+  SAVEPOINT, the COPY of the log rows and its RELEASE;
+- WEBHOOKS (1, writes only): the mind's enabled webhooks read for the change's event
+  (webhooks.receivers), none here.
 Inside a test every transaction is a savepoint (SAVEPOINT … RELEASE, 2 statements) of the test's
 own; in production the same two are BEGIN and COMMIT.
 
@@ -21,6 +23,7 @@ pytestmark = pytest.mark.django_db
 AUTH = 1
 LOG = 4
 TRANSACTION = 2  # SAVEPOINT + RELEASE of the service's transaction
+WEBHOOKS = 1  # the mind's enabled webhooks, read once per write's event
 
 
 @pytest.fixture
@@ -36,24 +39,24 @@ def store(client, **fields):
     return response.json()
 
 
-def test_storing_a_new_memory_costs_twelve_queries(agent, django_assert_num_queries):
+def test_storing_a_new_memory_costs_thirteen_queries(agent, django_assert_num_queries):
     # The lock query finding no (category, key); the INSERT in its own savepoint (2 + 1); the audit row.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         store(agent, key="city", content="Berlin")
 
 
-def test_an_upsert_that_changes_the_memory_costs_ten_queries(agent, django_assert_num_queries):
+def test_an_upsert_that_changes_the_memory_costs_eleven_queries(agent, django_assert_num_queries):
     store(agent, key="city", content="Berlin")
     # The lock query finding the memory; its UPDATE; the audit row.
-    with django_assert_num_queries(AUTH + TRANSACTION + 3 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 3 + WEBHOOKS + LOG):
         store(agent, key="city", content="Hamburg")
 
 
-def test_a_patch_costs_thirteen_queries(agent, django_assert_num_queries):
+def test_a_patch_costs_fourteen_queries(agent, django_assert_num_queries):
     memory = store(agent, key="city", content="Berlin")
     # The access check's read of the memory; the lock query; the UPDATE in its own savepoint
     # (2 + 1, a concurrent write may take the key); the audit row.
-    with django_assert_num_queries(AUTH + 1 + TRANSACTION + 1 + 3 + 1 + LOG):
+    with django_assert_num_queries(AUTH + 1 + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         assert agent.patch(f"/memory/{memory['id']}", {"priority": "high"}, format="json").status_code == 200
 
 
@@ -62,18 +65,18 @@ def _items(count: int, suffix: str = "") -> dict:
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_a_sync_of_new_memories_costs_twelve_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_a_sync_of_new_memories_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     # The lock query; one bulk INSERT in its savepoint (2 + 1); one bulk INSERT of the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         assert agent.post("/memory/sync", _items(count), format="json").status_code == 200
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_a_sync_rewriting_memories_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_a_sync_rewriting_memories_costs_fourteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     agent.post("/memory/sync", _items(count), format="json")
     # The lock query; the empty insert's savepoint (2, no INSERT); the bulk UPDATE of the stamps
     # and the bulk UPDATE of the rewritten contents and vectors; the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 2 + 2 + 1 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 2 + 2 + 1 + WEBHOOKS + LOG):
         assert agent.post("/memory/sync", _items(count, " (new)"), format="json").status_code == 200
 
 
@@ -86,14 +89,14 @@ def _document(count: int, suffix: str, updated_at: str) -> dict:
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_an_import_costs_twelve_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_an_import_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     # Creating: the lock query; one bulk INSERT in its savepoint (2 + 1); the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         body = agent.post("/mind/import", _document(count, "", "2020-01-01T00:00:00Z"), format="json").json()
     assert body["created"] == count
     # Replacing with a later version: the lock query; the empty insert's savepoint (2); one bulk
     # UPDATE (up to 100 rows); the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 2 + 1 + 1 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 2 + 1 + 1 + WEBHOOKS + LOG):
         body = agent.post("/mind/import", _document(count, "!", "2025-06-01T00:00:00Z"), format="json").json()
     assert body["updated"] == count
 

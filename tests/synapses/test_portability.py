@@ -286,7 +286,7 @@ def test_the_nets_import_costs_the_same_queries_whatever_its_size(mind, owner, k
     _, issued = mind_create(owner=owner.user, name="Copy")
     copier = client_with_token(issued.plaintext)
     copier.get("/memory/stats")  # the key's last_used_at written before counting
-    memory_part = 1 + 2 + 1 + 3 + 1 + 4  # as tests/memories/test_query_budgets.py counts an import
+    memory_part = 1 + 2 + 1 + 3 + 1 + 1 + 4  # as tests/memories/test_query_budgets.py counts an import
     # The net's savepoint (2); the existing knots, their INSERT, the presence INSERT; the existing
     # links, their INSERT; promoted_at UPDATE (no entities, edges or goals in the file).
     with django_assert_num_queries(memory_part + 2 + 3 + 2 + 1):
