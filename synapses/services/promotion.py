@@ -47,6 +47,7 @@ from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
 from synapses.config import setting
 from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN, PROMOTION_CLAIM_SIZE
+from synapses.events import KnotEvent, knots_changed
 from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
@@ -408,6 +409,7 @@ def _promote_claimed(memory: Memory, sp: Span, now: datetime, created_keys: set[
     sp.decision({**decision, "outcome": Outcome.CREATED})
     knot = _knot_create(memory, entity_ids=entities.ids, now=now)
     _link(memory, knot.pk, LinkKind.ORIGIN, now)
+    knots_changed.send(sender=KnotEvent, event=KnotEvent.CREATED, mind_id=memory.mind_id, knot_ids=(knot.pk,))
     sp.db_write(
         {"table": "synapses_knot", "operation": "insert", "id": knot.pk, "weight_raw": knot.weight_raw,
          "weight_anchor": knot.weight_anchor}

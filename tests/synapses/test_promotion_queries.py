@@ -22,12 +22,12 @@ pytestmark = pytest.mark.django_db
 #   INSERT of the batch's explicit names,
 #   SAVEPOINT (the memory), entities: SELECT by names and aliases,
 #   match test: plan (count + HNSW settings), nearest knots,
-#   INSERT knot, INSERT presence, INSERT link,
+#   INSERT knot, INSERT presence, INSERT link, the mind's webhooks (knot.created: one indexed SELECT),
 #   edges: plan, candidates, bulk INSERT,
 #   RELEASE (the memory), UPDATE the batch's promoted_at, RELEASE (the batch),
 #   the span's log rows (the test settings write them synchronously): the minds they name,
 #   SAVEPOINT, COPY, RELEASE.
-STATEMENTS = 21
+STATEMENTS = 22
 
 
 def _net_grow(memory, knots: int, *, seed: int) -> None:
