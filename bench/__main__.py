@@ -33,6 +33,7 @@ SUBCOMMANDS = {
     "decay": "bench.decay",
     "promotion": "bench.promotion",
     "suite": "bench.suite",
+    "screenshots": "bench.screenshots",
 }
 
 
