@@ -249,3 +249,28 @@ def test_the_dashboard_costs_the_same_queries_for_one_mind_and_for_five(owner, d
 
     assert len(response.context["own"]) == minds
     assert {row["numbers"]["pending_promotion"] for row in response.context["own"]} == {1}
+
+
+def test_the_dashboard_shows_the_numbers_the_api_answers_for_each_mind(owner, mind, other_mind):
+    from synapses.services.promotion import memories_promote
+
+    agent_stores(mind, content="Anna is my sister", key="anna")
+    agent_stores(mind, content="Bob is my brother", key="bob")
+    expired = agent_stores(mind, content="Old plan", key="plan")
+    Memory.objects.filter(pk=expired["id"]).update(expires_at=timezone.now() - timedelta(days=1))
+    memories_promote(mind_id=mind.mind.pk, now_all=True, limit=1)  # one of the two current ones
+    agent_stores(other_mind, content="Not mine", key="theirs")
+
+    [row] = logged_in(owner).get("/app/").context["own"]
+    stats = owner.client.get(f"/memory/stats?mind={mind.mind.pk}").json()
+    health = owner.client.get(f"/memory/health?mind={mind.mind.pk}").json()
+
+    numbers = row["numbers"]
+    assert (numbers["active"], numbers["expired"], numbers["unverified"]) == (2, 1, 3)
+    assert (numbers["active"], numbers["expired"], numbers["unverified"]) == (
+        stats["active"], stats["expired"], stats["unverified"],
+    )  # fmt: skip
+    assert numbers["pending_promotion"] == health["pending_promotion"] == 1
+    assert numbers["parked"] == health["parked"] == 0
+    assert numbers["last_promotion_at"] is not None
+    assert numbers["last_promotion_at"].isoformat().replace("+00:00", "Z") == health["last_promotion_at"]
