@@ -274,3 +274,17 @@ def test_the_dashboard_shows_the_numbers_the_api_answers_for_each_mind(owner, mi
     assert numbers["parked"] == health["parked"] == 0
     assert numbers["last_promotion_at"] is not None
     assert numbers["last_promotion_at"].isoformat().replace("+00:00", "Z") == health["last_promotion_at"]
+
+
+def test_a_goal_id_beyond_bigint_is_not_found_not_a_database_error(owner, mind):
+    response = logged_in(owner).post(f"/app/minds/{mind.mind.pk}/goals/{'9' * 30}/delete/")
+
+    assert response.status_code == 404
+
+
+def test_the_compaction_page_and_its_answer_keep_to_the_policy(owner, mind):
+    client = logged_in(owner)
+    form = {"older_than": "30d", "category": "", "max_clusters": 10, "min_cluster_size": 3, "action": "preview"}
+
+    _assert_page_keeps_to_its_policy(client.get(f"/app/minds/{mind.mind.pk}/compact/"))
+    _assert_page_keeps_to_its_policy(client.post(f"/app/minds/{mind.mind.pk}/compact/", form))
