@@ -35,6 +35,7 @@ SUBCOMMANDS = {
     "promotion": "bench.promotion",
     "suite": "bench.suite",
     "webhooks": "bench.webhooks",
+    "screenshots": "bench.screenshots",
 }
 
 

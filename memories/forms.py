@@ -1,4 +1,5 @@
-"""The forms of the human UI's memory pages: the list's filters, a memory to create or edit, bulk verify.
+"""The forms of the human UI's memory pages: the list's filters, a memory to create or edit, bulk
+verify, a file to import and a compaction to run.
 
 A memory form parses what a browser sends (tags and entities as comma-separated text) and then
 validates it with the memory field rules the API, the admin and import share
@@ -8,17 +9,29 @@ validates it with the memory field rules the API, the admin and import share
 
 from __future__ import annotations
 
+import io
 import re
 
 from django import forms
+from django.conf import settings
 
+from memories.api.overview_serializers import (
+    COMPACT_DEFAULT_OLDER_THAN,
+    COMPACT_MAX_CLUSTERS,
+    COMPACT_MAX_MIN_CLUSTER_SIZE,
+    COMPACT_MIN_CLUSTER_SIZE,
+)
+from memories.import_readers import READERS, ReadFile, UnreadableFile, format_guess
 from memories.limits import MAX_CONTENT_CHARS, MAX_KEY_CHARS, MAX_TAG_CHARS
 from memories.models import Category, Priority, Source
 from memories.selectors.memory import MemoryListFilters
+from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
+from memories.services.transfer import IMPORT_MAX_MEMORIES
 from memories.services.validation import KEY_HELP, memory_fields_clean
 from memoryproject.converters import MemoryIdConverter
 from memoryproject.domain import ValidationFailed
 from memoryproject.page_limits import MAX_PAGE_LIMIT
+from memoryproject.timeinput import DURATION_HELP, parse_duration
 
 # Memories one page of the list or the review queue shows (rows).
 UI_PAGE_SIZE = 25
@@ -150,3 +163,76 @@ class BulkVerifyForm(forms.Form):
                 f"At most {MAX_BULK_VERIFY} memories at once; you ticked {len(self.memory_ids)}."
             )
         return cleaned
+
+
+class ImportFileForm(forms.Form):
+    """A file of memories as `manage.py import_memories` reads it: our JSON export (memories and
+    the net) or JSONL, one memory object a line. As `POST /mind/import`, at most
+    IMPORT_MAX_MEMORIES memories and all or none; `read` holds the file's rows after is_valid."""
+
+    file = forms.FileField(
+        help_text=(
+            f"The JSON export of a mind (its “everything as JSON” link), or a .jsonl file with one memory a line. "
+            f"At most {IMPORT_MAX_MEMORIES} memories and {settings.MAX_REQUEST_BODY_BYTES // 1024 // 1024} MB, "
+            "the limits of POST /mind/import; `manage.py import_memories` takes bigger files."
+        )
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > settings.MAX_REQUEST_BODY_BYTES:
+            raise forms.ValidationError(
+                f"The file has {upload.size} bytes; a page takes at most {settings.MAX_REQUEST_BODY_BYTES}. "
+                "Import it with `manage.py import_memories`."
+            )
+        reader = READERS[format_guess(upload.name or "")]
+        try:
+            text = upload.read().decode("utf-8")
+            self.read: ReadFile = reader(io.StringIO(text))
+        except UnicodeDecodeError:
+            raise forms.ValidationError("The file is not UTF-8 text.") from None
+        except UnreadableFile as error:
+            raise forms.ValidationError(str(error)) from None
+        problems = [f"{row.place}: {row.problem}" for row in self.read.rows if row.problem]
+        if problems:
+            raise forms.ValidationError(problems)
+        if not self.read.rows:
+            raise forms.ValidationError("The file holds no memories.")
+        if len(self.read.rows) > IMPORT_MAX_MEMORIES:
+            raise forms.ValidationError(
+                f"The file holds {len(self.read.rows)} memories; a page imports at most {IMPORT_MAX_MEMORIES}. "
+                "Import it with `manage.py import_memories`, which takes any number."
+            )
+        return upload
+
+
+_COMPACT_CATEGORY_CHOICES = [("", "every category"), *Category.choices]
+
+
+class CompactForm(forms.Form):
+    """The parameters of `POST /memory/compact`, with its defaults and limits."""
+
+    older_than = forms.CharField(
+        initial=COMPACT_DEFAULT_OLDER_THAN,
+        label="Older than",
+        help_text=f"Only memories last written longer ago than this. {DURATION_HELP}",
+    )
+    category = forms.ChoiceField(choices=_COMPACT_CATEGORY_CHOICES, required=False)
+    max_clusters = forms.IntegerField(
+        label="Most groups", min_value=1, max_value=COMPACT_MAX_CLUSTERS, initial=COMPACT_DEFAULT_MAX_CLUSTERS
+    )
+    min_cluster_size = forms.IntegerField(
+        label="Fewest memories a group needs",
+        min_value=COMPACT_MIN_CLUSTER_SIZE,
+        max_value=COMPACT_MAX_MIN_CLUSTER_SIZE,
+        initial=COMPACT_DEFAULT_MIN_CLUSTER_SIZE,
+    )
+
+    def clean_older_than(self):
+        try:
+            return parse_duration(self.cleaned_data["older_than"])
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+
+    def clean_category(self) -> str | None:
+        return self.cleaned_data["category"] or None

@@ -1,5 +1,6 @@
 """The human UI of memories: the dashboard, a mind's memories (filters, search, paging, create,
-bulk verify), the review queue, one memory with its history, and edit / verify / delete (docs/ui.md).
+bulk verify), the review queue, one memory with its history, edit / verify / delete, export and
+import, and compaction (docs/ui.md).
 
 Every view authorizes as the API does — `minds.access.mind_get_for` for a mind,
 `memories.selectors.memory.memory_get_for` for a memory: read access to look, write access to
@@ -18,7 +19,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from memories.forms import UI_PAGE_SIZE, UI_SEARCH_LIMIT, BulkVerifyForm, MemoryFilterForm, MemoryForm
+from memories.forms import (
+    UI_PAGE_SIZE,
+    UI_SEARCH_LIMIT,
+    BulkVerifyForm,
+    CompactForm,
+    ImportFileForm,
+    MemoryFilterForm,
+    MemoryForm,
+)
 from memories.models import Memory
 from memories.selectors.memory import (
     MemoryListFilters,
@@ -27,11 +36,14 @@ from memories.selectors.memory import (
     memory_get_for,
     memory_list,
 )
-from memories.selectors.overview import memories_related, mind_health, mind_stats, shared_tags_of
+from memories.selectors.overview import memories_related, minds_overview, shared_tags_of
 from memories.selectors.search import memories_search
 from memories.selectors.system import worker_alive
+from memories.services.compact import memories_compact
 from memories.services.memory import memory_delete, memory_store, memory_unverify, memory_update, memory_verify
 from memoryproject.contributions import contributed_memory_page_sections
+from memories.services.transfer import mind_import
+from memories.services.validation import import_items_clean
 from memoryproject.domain import Conflict, Unavailable, ValidationFailed
 from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, caller_of, mind_get_for
@@ -57,9 +69,10 @@ def _can_write(level: Access) -> bool:
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
     """My minds and the minds shared with me, with their counts and health."""
-    rows = []
-    for mind in minds_list(user=request.user):
-        rows.append({"mind": mind, "stats": mind_stats(mind=mind), "health": mind_health(mind=mind)})
+    minds = list(minds_list(user=request.user))
+    # Every mind's numbers at once: the page costs the same few queries for one mind or fifty.
+    numbers = minds_overview(mind_ids=[mind.pk for mind in minds])
+    rows = [{"mind": mind, "numbers": numbers[mind.pk]} for mind in minds]
     context = {
         "own": [row for row in rows if row["mind"].access == Access.OWNER.label],
         "shared": [row for row in rows if row["mind"].access != Access.OWNER.label],
@@ -258,3 +271,83 @@ def memory_delete_view(request: HttpRequest, memory_id: str) -> HttpResponse:
     target = next_url(request, default)
     # Back to the memory's own page would be a 404 now.
     return redirect(default if target.startswith(reverse("ui-memory", kwargs={"memory_id": memory_id})) else target)
+
+
+# --- Export, import, compaction ---------------------------------------------------------------
+
+
+def _import_problems(error: ValidationFailed) -> list[str]:
+    """A refused import's fields (`memories.3.content`, `knots.0.memory_id`) as lines to read."""
+
+    def lines(detail, prefix: str) -> list[str]:
+        if isinstance(detail, dict):
+            return [line for name, inner in detail.items() for line in lines(inner, f"{prefix}{name}.")]
+        if isinstance(detail, list | tuple):
+            return [line for inner in detail for line in lines(inner, prefix)]
+        return [f"{prefix.rstrip('.')}: {detail}" if prefix else str(detail)]
+
+    return lines(error.fields, "") or [error.message]
+
+
+def _import_items(rows) -> list[dict]:
+    """The file's memories checked by the import's field rules; a refusal names `memories.<index>`."""
+    try:
+        return import_items_clean([row.data for row in rows])
+    except ValidationFailed as error:
+        raise ValidationFailed({"memories": error.fields}) from None
+
+
+@ui_view
+def mind_transfer(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """Export links (read access) and the import of a file (write access), as `GET /mind/export`
+    and `POST /mind/import`: all or none, idempotent, the file's knots and edges after its memories."""
+    need = Access.WRITE if request.method == "POST" else Access.READ
+    mind, level = mind_get_for(user=request.user, mind_id=mind_id, need=need)
+    form = ImportFileForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        rows = form.read.rows
+        try:
+            result = mind_import(
+                mind=mind,
+                items=_import_items(rows),
+                caller=caller_of(request.user),
+                turn_id=current_turn_id_or_blank(),
+                source_ids=[row.source_id for row in rows],
+                net_sections=form.read.net_sections,
+            )
+        except ValidationFailed as error:
+            form.add_error("file", ["Nothing was imported:", *_import_problems(error)])
+        except (Conflict, Unavailable) as error:
+            form.add_error("file", error.message)
+        else:
+            counts = ", ".join(f"{result.count(status)} {status}" for status in ("created", "updated", "skipped"))
+            net = ", ".join(f"{name} {part.created} created" for name, part in result.net.items() if part.created)
+            messages.success(
+                request, f"Imported {form.cleaned_data['file'].name}: {counts}{'; ' + net if net else ''}."
+            )
+            return redirect("ui-mind-transfer", mind_id=mind.pk)
+    status = 400 if form.is_bound and form.errors else 200
+    context = {"mind": mind, "form": form, "can_write": _can_write(level)}
+    return render(request, "memories/transfer.html", context, status=status)
+
+
+@ui_view
+def mind_compact(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """`POST /memory/compact` as a form (write access): preview the groups, or write their summaries
+    and expire the originals. The answer lists each group with its members and summary."""
+    mind, _ = mind_get_for(user=request.user, mind_id=mind_id, need=Access.WRITE)
+    form = CompactForm(request.POST or None)
+    result = None
+    if request.method == "POST" and form.is_valid():
+        dry_run = request.POST.get("action") != "compact"
+        result = memories_compact(
+            mind=mind, caller=caller_of(request.user), turn_id=current_turn_id_or_blank(), dry_run=dry_run,
+            **form.cleaned_data,
+        )  # fmt: skip
+        groups = f"{result.clusters_processed} group{'s' if result.clusters_processed != 1 else ''}"
+        if dry_run:
+            messages.info(request, f"Preview: {groups} of {result.memories_compacted} memories would be compacted.")
+        else:
+            messages.success(request, f"Compacted {result.memories_compacted} memories into {groups}.")
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "memories/compact.html", {"mind": mind, "form": form, "result": result}, status=status)

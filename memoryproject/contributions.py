@@ -59,6 +59,9 @@ class AnswerContributor:
     mind_stats: Callable[[str], dict[str, Any]] | None = None
     # /memory/health of one mind, at `now`.
     mind_health: Callable[[str, datetime], dict[str, Any]] | None = None
+    # The dashboard's part of /memory/health for many minds at once: (mind ids, `now`) in,
+    # `{mind id: {...}}` out, in a number of queries that does not grow with the minds.
+    minds_health: Callable[[Sequence[str], datetime], dict[str, dict[str, Any]]] | None = None
     # The knot holding each memory's current content: (memory id, content hash) pairs in, one
     # query for all of them, `{memory id: knot id}` out (memories without one left out).
     memory_knot_ids: Callable[[str, Sequence[tuple[str, str]]], dict[str, int]] | None = None
@@ -109,6 +112,18 @@ def contributed_mind_health(mind_id: str, now: datetime) -> dict[str, Any]:
     for contributor in answer_contributors():
         if contributor.mind_health:
             health.update(contributor.mind_health(mind_id, now))
+    return health
+
+
+def contributed_minds_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[str, Any]]:
+    """The `minds_health` parts of every contributor, merged per mind in registration order."""
+    health: dict[str, dict[str, Any]] = {mind_id: {} for mind_id in mind_ids}
+    if not mind_ids:
+        return health
+    for contributor in answer_contributors():
+        if contributor.minds_health:
+            for mind_id, part in contributor.minds_health(mind_ids, now).items():
+                health.setdefault(mind_id, {}).update(part)
     return health
 
 

@@ -29,6 +29,10 @@ from memoryproject.domain import (
 )
 
 ERROR_TEMPLATE = "ui/error.html"
+CSRF_FAILURE_TEMPLATE = "ui/csrf_failure.html"
+# Paths of the UI's pages, whose forms a person sends from a browser: a failed CSRF check there
+# answers an HTML page; elsewhere (the API, the admin) it answers the JSON error.
+BROWSER_PAGE_PREFIXES = ("/app/", "/accounts/")
 # A control character in a path or a redirect target: never part of a page of ours (and a NUL is
 # refused by PostgreSQL in text), so such input is not found or not followed.
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
@@ -38,6 +42,16 @@ def error_page(request: HttpRequest, *, status: int, message: str) -> HttpRespon
     """An HTML error page of the UI with `status` (404 invisible, 403 too little access)."""
     title = {400: "Refused", 403: "Not allowed", 404: "Not found", 503: "Try again later"}.get(status, "Refused")
     return render(request, ERROR_TEMPLATE, {"title": title, "message": message}, status=status)
+
+
+def is_browser_page(path: str) -> bool:
+    """Whether `path` is one of the pages people use in a browser, not an API path."""
+    return path.startswith(BROWSER_PAGE_PREFIXES)
+
+
+def csrf_failure_page(request: HttpRequest, reason: str) -> HttpResponse:
+    """The 403 page of a form whose CSRF check failed: what happened and what to do, in words."""
+    return render(request, CSRF_FAILURE_TEMPLATE, {"title": "The form expired", "reason": reason}, status=403)
 
 
 def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

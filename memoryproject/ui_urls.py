@@ -12,6 +12,7 @@ from minds import views as mind_pages
 from pipelinelog import views as log_pages
 from synapses import views as net_pages
 from webhooks import views as webhook_pages
+from synapses import human_views as goal_pages
 
 urlpatterns = [
     path("accounts/login/", mind_pages.AccountLoginView.as_view(), name="login"),
@@ -41,6 +42,13 @@ urlpatterns = [
     ),
     path("app/minds/<mind_id:mind_id>/rename/", mind_pages.mind_rename, name="ui-mind-rename"),
     path("app/minds/<mind_id:mind_id>/delete/", mind_pages.mind_remove, name="ui-mind-delete"),
+    path("app/minds/<mind_id:mind_id>/transfer/", memory_pages.mind_transfer, name="ui-mind-transfer"),
+    path("app/minds/<mind_id:mind_id>/compact/", memory_pages.mind_compact, name="ui-mind-compact"),
+    path("app/minds/<mind_id:mind_id>/goals/", goal_pages.mind_goals, name="ui-mind-goals"),
+    path("app/minds/<mind_id:mind_id>/goals/new/", goal_pages.goal_new, name="ui-mind-goal-new"),
+    path("app/minds/<mind_id:mind_id>/goals/<int:goal_id>/", goal_pages.goal_change, name="ui-mind-goal"),
+    path("app/minds/<mind_id:mind_id>/goals/<int:goal_id>/delete/", goal_pages.goal_remove, name="ui-mind-goal-delete"),
+    path("app/minds/<mind_id:mind_id>/profile/", goal_pages.mind_profile_page, name="ui-mind-profile"),
     path("app/memories/<memory_id:memory_id>/", memory_pages.memory_detail, name="ui-memory"),
     path("app/memories/<memory_id:memory_id>/edit/", memory_pages.memory_edit, name="ui-memory-edit"),
     path("app/memories/<memory_id:memory_id>/verify/", memory_pages.memory_verify_view, name="ui-memory-verify"),

@@ -19,6 +19,7 @@ from memories.models import Category
 from memories.selectors.system import service_health
 from memoryproject.errors import database_unavailable_response, error_response
 from memoryproject.outage import DATABASE_RETRY_AFTER_SECONDS, is_database_outage, outage
+from memoryproject.ui_pages import csrf_failure_page, is_browser_page
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +106,10 @@ def json_server_error(request, *args, **kwargs):
 
 
 def csrf_failure(request, reason: str = "", *args, **kwargs):
-    """CSRF_FAILURE_VIEW: only session-authenticated unsafe requests can get here."""
+    """CSRF_FAILURE_VIEW: only session-authenticated unsafe requests can get here. A form of the
+    UI or the admin gets a page saying what to do; the API answers its JSON error."""
+    if is_browser_page(request.path):
+        return csrf_failure_page(request, reason)
     return error_response(
         403,
         "csrf_failed",

@@ -11,7 +11,13 @@ class SynapsesConfig(AppConfig):
         from synapses.api.resonance_views import recall_resonance_section
         from synapses.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.services.promotion import mind_promotion_health
-        from synapses.stats import memory_knot_ids, mind_net_health, mind_net_stats, net_service_counts
+        from synapses.stats import (
+            memory_knot_ids,
+            mind_net_health,
+            mind_net_stats,
+            minds_net_health,
+            net_service_counts,
+        )
         from synapses.views import memory_page_section
 
         # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").
@@ -21,6 +27,7 @@ class SynapsesConfig(AppConfig):
                 service_counts=net_service_counts,
                 mind_stats=mind_net_stats,
                 mind_health=mind_net_health,
+                minds_health=minds_net_health,
                 memory_knot_ids=memory_knot_ids,
                 export_sections=net_export_sections,
                 section_names=NET_SECTIONS,

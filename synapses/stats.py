@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Avg, Count, Exists, F, Min, OuterRef, Q
+from django.db.models import Avg, Count, Exists, F, Max, Min, OuterRef, Q
 
 from memories.models import Memory, current_filter
-from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot
+from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot, PromotionAttempt
 
 
 def net_service_counts() -> dict[str, int]:
@@ -89,6 +89,41 @@ def mind_net_health(mind_id: str, now: datetime) -> dict[str, Any]:
         "knots_active": knots["active"],
         "edges": Edge.objects.filter(mind_id=mind_id).count(),
     }
+
+
+def minds_net_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[str, Any]]:
+    """The dashboard's promotion health of many minds, three queries for any number of them: the
+    pending memories and the age of the oldest (as `mind_net_health`), the parked versions (as
+    `mind_promotion_health`) and when each mind's last memory was promoted."""
+    linked = MemoryKnot.objects.filter(
+        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
+    )
+    pending = (
+        Memory.objects.filter(current_filter(now), mind_id__in=mind_ids)
+        .exclude(Exists(linked))
+        .values("mind_id")
+        .annotate(count=Count("pk"), oldest=Min("updated_at"))
+    )
+    parked = (
+        PromotionAttempt.objects.filter(
+            mind_id__in=mind_ids, parked_at__isnull=False, memory__content_hash=F("content_hash")
+        )
+        .values("mind_id")
+        .annotate(count=Count("pk"))
+    )
+    last = MemoryKnot.objects.filter(mind_id__in=mind_ids).values("mind_id").annotate(last=Max("created_at"))
+    health: dict[str, dict[str, Any]] = {
+        mind_id: {"pending_promotion": 0, "oldest_pending_age_seconds": None, "parked": 0, "last_promotion_at": None}
+        for mind_id in mind_ids
+    }
+    for row in pending:
+        health[row["mind_id"]]["pending_promotion"] = row["count"]
+        health[row["mind_id"]]["oldest_pending_age_seconds"] = max(0, int((now - row["oldest"]).total_seconds()))
+    for row in parked:
+        health[row["mind_id"]]["parked"] = row["count"]
+    for row in last:
+        health[row["mind_id"]]["last_promotion_at"] = row["last"]
+    return health
 
 
 def memory_knot_ids(mind_id: str, memories: Sequence[tuple[str, str]]) -> dict[str, int]:

@@ -3,6 +3,7 @@ contradictions. Reads only; every query filters by mind."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -17,7 +18,7 @@ from memories.keys import key_stem
 from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter
 from memories.selectors.memory import memories_of
 from memories.selectors.system import worker_alive
-from memoryproject.contributions import contributed_mind_health, contributed_mind_stats
+from memoryproject.contributions import contributed_mind_health, contributed_mind_stats, contributed_minds_health
 from memoryproject.timeinput import time_before
 from minds.models import Mind
 
@@ -78,6 +79,46 @@ def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
         # The net's part (pending counted from its links, knots, edges), from the net's app.
         **contributed_mind_health(mind.pk, now),
     }
+
+
+# --- many minds at once (the UI's dashboard) ----------------------------------------------------
+
+
+def minds_overview(*, mind_ids: Sequence[str], now: datetime | None = None) -> dict[str, dict]:
+    """The dashboard's numbers of each mind: `active`, `expired`, `unverified` as in
+    `mind_stats`, and `pending_promotion`, `oldest_pending_age_seconds`, `last_promotion_at`,
+    `last_decay_at` (plus what the net adds, `parked`) as in `mind_health`. One grouped query for
+    the memories and the net's few for all minds, however many there are."""
+    now = now or timezone.now()
+    pending = Q(promoted_at__isnull=True) & current_filter(now)
+    rows = (
+        Memory.objects.filter(mind_id__in=mind_ids)
+        .values("mind_id")
+        .annotate(
+            total=Count("pk"),
+            expired=Count("pk", filter=~current_filter(now)),
+            verified=Count("pk", filter=Q(verified=True)),
+            pending=Count("pk", filter=pending),
+            oldest_pending=Min("updated_at", filter=pending),
+        )
+    )
+    counted = {row["mind_id"]: row for row in rows}
+    net = contributed_minds_health(mind_ids, now)
+    overview: dict[str, dict] = {}
+    for mind_id in mind_ids:
+        row = counted.get(mind_id, {"total": 0, "expired": 0, "verified": 0, "pending": 0, "oldest_pending": None})
+        oldest = row["oldest_pending"]
+        overview[mind_id] = {
+            "active": row["total"] - row["expired"],
+            "expired": row["expired"],
+            "unverified": row["total"] - row["verified"],
+            "pending_promotion": row["pending"],
+            "oldest_pending_age_seconds": max(0, int((now - oldest).total_seconds())) if oldest else None,
+            "last_promotion_at": None,
+            "last_decay_at": None,
+            **net.get(mind_id, {}),
+        }
+    return overview
 
 
 # --- tags ---------------------------------------------------------------------------------------

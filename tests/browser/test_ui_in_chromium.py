@@ -8,9 +8,11 @@ import struct
 import pytest
 from playwright.sync_api import Page, expect
 
+from bench.screenshots import PAGES
 from memories.models import Memory
 from minds.mindkeys import mind_key_digest
 from minds.models import MindKey
+from synapses.models import Goal
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.slow
@@ -99,33 +101,28 @@ def test_every_page_fits_a_phone_width_without_horizontal_scrolling(live_server,
         key="a_rather_long_key_for_a_narrow_screen_" + "x" * 40,
         tags=["family", "a-very-long-tag-name-that-could-push-the-layout"],
     )
+    Goal.objects.create(mind=mind.mind, statement="A goal with a " + "verylongunbrokenword" * 5, motivation=0.5)
     context = browser.new_context(viewport=PHONE_VIEWPORT, device_scale_factor=1)
-    page = context.new_page()
-    _log_in(page, live_server.url, "owner@example.com")
-    turn_id = Memory.objects.get(pk=memory_id).turn_id
-    pages = {
-        "dashboard": "/app/",
-        "mind": f"/app/minds/{mind.mind.pk}/",
-        "review-queue": f"/app/minds/{mind.mind.pk}/unverified/",
-        "memory": f"/app/memories/{memory_id}/",
-        "memory-edit": f"/app/memories/{memory_id}/edit/",
-        "keys": f"/app/minds/{mind.mind.pk}/keys/",
-        "log": "/app/log/",
-        "turn": f"/app/log/{turn_id}/",
-        "password": "/accounts/password/",
-    }
+    anonymous, page = context.new_page(), None
+    ids = {"mind": mind.mind.pk, "memory": memory_id, "turn": Memory.objects.get(pk=memory_id).turn_id}
     too_wide = {}
-    for name, path in pages.items():
-        page.goto(live_server.url + path)
-        scroll_width, client_width = page.evaluate(
+    for ui_page in PAGES:  # the screenshots' list of every page (bench/screenshots.py)
+        if ui_page.logged_in and page is None:
+            page = context.new_page()
+            _log_in(page, live_server.url, "owner@example.com")
+        tab = page if ui_page.logged_in else anonymous
+        tab.goto(live_server.url + ui_page.url(ids))
+        if ui_page.ready:
+            tab.wait_for_selector(ui_page.ready)
+        scroll_width, client_width = tab.evaluate(
             "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
         )
         if scroll_width > client_width:
-            too_wide[name] = scroll_width
+            too_wide[ui_page.name] = scroll_width
     screenshot = tmp_path / "review-queue-phone.png"
     page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/unverified/")
     page.screenshot(path=screenshot, full_page=True)
     context.close()
 
-    assert too_wide == {}
+    assert len(PAGES) >= 17 and too_wide == {}
     assert _png_width(screenshot) == PHONE_VIEWPORT["width"]

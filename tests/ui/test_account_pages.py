@@ -117,15 +117,35 @@ def test_password_change_needs_the_old_password_and_keeps_the_session(owner):
     assert _messages(right) == ["Password changed. Other sessions of this account are logged out."]
 
 
-def test_ui_forms_refuse_a_post_without_the_csrf_token(owner):
+def test_ui_forms_refuse_a_post_without_the_csrf_token_with_a_page_saying_what_to_do(owner):
     client = Client(enforce_csrf_checks=True)
     client.force_login(owner.user)
 
     response = client.post("/app/minds/new/", {"name": "No token"})
 
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == "csrf_failed"
+    body = response.content.decode()
+    assert response.status_code == 403 and response["Content-Type"].startswith("text/html")
+    assert "The form expired" in body and "reload the page" in body
+    assert "CSRF cookie not set." in body
     assert not owner.user.minds.filter(name="No token").exists()
+
+
+def test_a_login_form_sent_without_its_token_answers_the_html_page_too():
+    response = Client(enforce_csrf_checks=True).post("/accounts/login/", {"username": "a@b.c", "password": "x"})
+
+    assert response.status_code == 403 and response["Content-Type"].startswith("text/html")
+    assert "reload the page" in response.content.decode()
+    assert 'href="/accounts/login/"' in response.content.decode()
+
+
+def test_a_failed_csrf_check_outside_the_ui_still_answers_the_apis_json(owner):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner.user)
+
+    response = client.post("/admin/logout/")
+
+    assert response.status_code == 403 and response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "csrf_failed"
 
 
 def test_the_login_page_carries_a_csrf_token_in_its_form():

@@ -45,8 +45,8 @@ def test_the_dashboard_lists_my_minds_and_the_shared_ones_with_their_counts(owne
     assert own.status_code == 200
     [row] = own.context["own"]
     assert row["mind"].pk == mind.mind.pk
-    assert (row["stats"]["active"], row["stats"]["unverified"]) == (3, 2)
-    assert row["health"]["pending_promotion"] == 3
+    assert (row["numbers"]["active"], row["numbers"]["unverified"]) == (3, 2)
+    assert row["numbers"]["pending_promotion"] == 3
     assert own.context["shared"] == [] and own.context["worker_alive"] is False
     assert "Worker: not running" in own.content.decode()
     assert [r["mind"].pk for r in shared.context["shared"]] == [mind.mind.pk]
