@@ -41,9 +41,9 @@ from memories.selectors.search import memories_search
 from memories.selectors.system import worker_alive
 from memories.services.compact import memories_compact
 from memories.services.memory import memory_delete, memory_store, memory_unverify, memory_update, memory_verify
-from memoryproject.contributions import contributed_memory_page_sections
 from memories.services.transfer import mind_import
 from memories.services.validation import import_items_clean
+from memoryproject.contributions import contributed_memory_page_sections
 from memoryproject.domain import Conflict, Unavailable, ValidationFailed
 from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, caller_of, mind_get_for

@@ -10,9 +10,9 @@ from django.views.generic import RedirectView
 from memories import views as memory_pages
 from minds import views as mind_pages
 from pipelinelog import views as log_pages
+from synapses import human_views as goal_pages
 from synapses import views as net_pages
 from webhooks import views as webhook_pages
-from synapses import human_views as goal_pages
 
 urlpatterns = [
     path("accounts/login/", mind_pages.AccountLoginView.as_view(), name="login"),
