@@ -22,7 +22,7 @@ from django.utils.html import escape
 
 from memories.models import Memory
 from minds.models import Mind, MindKey, MindShare
-from synapses.models import Goal, Knot
+from synapses.models import Entity, Goal, Knot
 from tests.synapses.edge_factories import knot_make
 from tests.ui.conftest import agent_stores, logged_in
 
@@ -323,6 +323,58 @@ def _profile(cast: Cast) -> None:
     Knot.objects.filter(pk=strong.pk).update(content="Is called Michael", category="identity")
     body = _page(cast.client.get(f"/app/minds/{cast.mind_id}/profile/"))
     assert "Is called Michael" in body and "identity" in body
+
+
+# --- the net ----------------------------------------------------------------------------------------
+
+
+@case("GET /synapses/entities")
+def _entities_list(cast: Cast) -> None:
+    Entity.objects.create(mind=cast.mind.mind, name="Anna", aliases=["Annie"])
+    body = _page(cast.client.get(f"/app/minds/{cast.mind_id}/entities/"))
+    assert "Anna" in body and "Annie" in body
+
+
+@case("POST /synapses/entities")
+def _entity_create(cast: Cast) -> None:
+    response = cast.client.post(f"/app/minds/{cast.mind_id}/entities/", {"name": "Berlin", "aliases": "Berlin city"})
+    assert response.status_code == 302
+    assert Entity.objects.values_list("name", "aliases").get(mind_id=cast.mind_id) == ("Berlin", ["Berlin city"])
+
+
+@case("PATCH /synapses/entities/{id}")
+def _entity_rename(cast: Cast) -> None:
+    anna = Entity.objects.create(mind=cast.mind.mind, name="Anna")
+    response = cast.client.post(f"/app/minds/{cast.mind_id}/entities/{anna.pk}/", {"name": "Hanna", "aliases": "Anna"})
+    assert response.status_code == 302
+    anna.refresh_from_db()
+    assert (anna.name, anna.aliases) == ("Hanna", ["Anna"])
+
+
+@case("POST /synapses/entities/{id}/merge")
+def _entity_merge(cast: Cast) -> None:
+    anna = Entity.objects.create(mind=cast.mind.mind, name="Anna")
+    schmidt = Entity.objects.create(mind=cast.mind.mind, name="Schmidt")
+    response = cast.client.post(f"/app/minds/{cast.mind_id}/entities/merge/", {"entity": anna.pk, "into": schmidt.pk})
+    assert response.status_code == 302
+    assert list(Entity.objects.filter(mind_id=cast.mind_id).values_list("name", flat=True)) == ["Schmidt"]
+    assert "Anna" in Entity.objects.get(pk=schmidt.pk).aliases
+
+
+@case("GET /memory/recall")
+def _recall(cast: Cast) -> None:
+    cast.memory(content="Anna is my sister and lives in Berlin")
+    body = _page(cast.client.get(f"/app/minds/{cast.mind_id}/recall/", {"q": "Where does Anna live?"}))
+    assert "Anna is my sister and lives in Berlin" in body
+
+
+@case("GET /memory/graph")
+def _graph(cast: Cast) -> None:
+    knot = knot_make(cast.mind.mind, anchor=3.0)
+    response = cast.client.get(f"/app/minds/{cast.mind_id}/net/data/")
+    assert response.status_code == 200, response.content[:500]
+    assert knot.pk in [node["id"] for node in response.json()["nodes"]]
+    assert 'id="net"' in _page(cast.client.get(f"/app/minds/{cast.mind_id}/net/"))
 
 
 # --- the log --------------------------------------------------------------------------------------
