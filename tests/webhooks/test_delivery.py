@@ -15,6 +15,8 @@ from django_q.models import OrmQ, Schedule
 from django_q.signing import SignedPackage
 
 from synapses.events import KnotEvent, knots_changed
+from synapses.models import Knot
+from synapses.services.promotion import memories_promote
 from webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 from webhooks.services.delivery import DELIVER_TASK
 from webhooks.services.hooks import webhook_create
@@ -307,3 +309,18 @@ def test_an_attempt_lost_with_its_worker_is_claimed_again_after_its_timeout(mind
     WebhookDelivery.objects.filter(pk=delivery.pk).update(attempted_at=long_ago)
     assert webhook_deliver(delivery.pk) == "succeeded 200"
     assert len(receiver.requests) == 1
+
+
+def test_a_promotion_that_creates_a_knot_records_knot_created(mind, receiver, loopback_allowed):
+    hook = hook_for(mind, receiver.url, "knot.created").webhook
+    memory = store(mind, "Mira swam in the lake in June")
+
+    summary = memories_promote(memory_ids=[memory["id"]], now_all=True)
+
+    knot = Knot.objects.get(mind=mind.mind)
+    assert summary.as_dict()["created"] == 1
+    [delivery] = WebhookDelivery.objects.filter(webhook=hook)
+    assert (delivery.event, json.loads(delivery.body)["data"]) == (
+        "knot.created",
+        {"change": "created", "knot_ids": [knot.pk]},
+    )
