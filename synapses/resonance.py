@@ -207,14 +207,17 @@ def ranked(pool: Iterable[Reached], *, mood: str | None, limit: int) -> list[Ran
 # --- the relevance ranking ---------------------------------------------------------------------
 
 
-def spread_activation(origin_activation: float, shell: int, target_cosine: float) -> float:
-    """What a hop into `shell` carries to its target: the origin's activation × the shell's step
-    (SHELL_FACTOR[shell] / SHELL_FACTOR[shell − 1], so a path of s hops carries the anchor's score
-    × SHELL_FACTOR[s] × the product of its targets' cosines) × the target's cosine to the query,
-    never below 0 (query-aware spreading: an association the query does not touch carries nothing)."""
+def spread_activation(
+    origin_activation: float, shell: int, target_cosine: float, *, gain: float = constants.SPREAD_GAIN
+) -> float:
+    """What a hop into `shell` carries to its target: the origin's activation × `gain` × the
+    shell's step (SHELL_FACTOR[shell] / SHELL_FACTOR[shell − 1], so a path of s hops carries the
+    anchor's score × gain^s × SHELL_FACTOR[s] × the product of its targets' cosines) × the
+    target's cosine to the query, never below 0 (query-aware spreading: an association the query
+    does not touch carries nothing)."""
     before = shell_factor(shell - 1)
     step = shell_factor(shell) / before if before > 0 else 0.0
-    return origin_activation * step * max(target_cosine, 0.0)
+    return origin_activation * gain * step * max(target_cosine, 0.0)
 
 
 def ranked_by_relevance(
