@@ -24,14 +24,19 @@ def test_a_hop_carries_the_origins_activation_times_gain_shell_step_and_the_targ
     assert spread_activation(0.04, 4, 0.9) == 0.0
 
 
+def _spread(knot_id: int, hops: int, *, present: float, activation: float, predecessor: int) -> Reached:
+    """An entry spreading reached `hops` away (the keyword is `shell`; ruff mistakes it for subprocess's)."""
+    return Reached(knot_id, hops, present, activation=activation, predecessor=predecessor)
+
+
 def test_a_knot_ranks_by_its_own_score_plus_what_every_path_brings_it():
     a = Reached(knot_id=1, shell=0, weight_present=1.0, activation=0.02)
     b = Reached(knot_id=2, shell=0, weight_present=1.0, activation=0.015)
     # b is also reached twice by spreading (0.004 + 0.003), c only by spreading (0.006), d by nothing.
-    b_again = Reached(knot_id=2, shell=1, weight_present=1.0, activation=0.004, predecessor=1)
-    b_third = Reached(knot_id=2, shell=2, weight_present=1.0, activation=0.003, predecessor=3)
-    c = Reached(knot_id=3, shell=1, weight_present=5.0, activation=0.006, predecessor=1)
-    d = Reached(knot_id=4, shell=1, weight_present=9.0, activation=0.0, predecessor=1)
+    b_again = _spread(2, 1, present=1.0, activation=0.004, predecessor=1)
+    b_third = _spread(2, 2, present=1.0, activation=0.003, predecessor=3)
+    c = _spread(3, 1, present=5.0, activation=0.006, predecessor=1)
+    d = _spread(4, 1, present=9.0, activation=0.0, predecessor=1)
     own = {1: 0.02, 2: 0.015}
 
     result = ranked_by_relevance([a, b, b_again, b_third, c, d], own=own, mood=None, limit=3)
