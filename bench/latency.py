@@ -16,8 +16,10 @@ that rotates round by round:
 
 So every figure stands beside the database's own cost of the same work measured under the same
 load. Rows with a vector part also carry its recall against the exact nearest neighbours
-(numpy over the stored vectors). Resonance and knot promotion get rows here when the long-term
-net exists (PENDING_OPERATIONS).
+(numpy over the stored vectors). Every mind also gets its long-term net, derived on the server
+from its memories (nets_derive), so recall with `q` runs its resonance section and resonance
+(`GET /synapses/resonance`) gets rows of its own; knot promotion is measured by
+`python -m bench promotion` (PENDING_OPERATIONS).
 """
 
 from __future__ import annotations
@@ -59,8 +61,13 @@ CAPTURE_INPUTS = 40
 K = 10
 # The goal (reported, not gated): in-process p95 at most this many times the bare SQL's p95.
 GOAL_RATIO = 2.0
-# Operations of the synapse model measured here once the long-term net exists.
-PENDING_OPERATIONS = ("resonance (GET /synapses/resonance)", "knot promotion (in-process)")
+# Operations of the synapse model measured elsewhere (python -m bench promotion).
+PENDING_OPERATIONS = ("knot promotion (python -m bench promotion)",)
+# Edge pairs per knot of the derived nets (pairs; each written in both directions), as the net
+# fixture's default (bench/net_fixture.py).
+NET_EDGE_PAIRS = 3
+# Items one resonance request asks for (knots): the limit the bench's rows use.
+RESONANCE_LIMIT = 10
 # Seconds to wait for gunicorn to answer its first request.
 SERVER_START_TIMEOUT = 60
 # Cosine distances closer than this are a tie (pgvector and numpy round float32 differently).
@@ -84,9 +91,10 @@ def _operations() -> list[Operation]:
     # Store last: the reads all see the mind as loaded.
     return [
         Operation("recall", "GET", "/memory/recall", None),
-        Operation("recall ?q", "GET", "/memory/recall", None),  # q adds nothing until the net exists
+        Operation("recall ?q", "GET", "/memory/recall", None),  # q adds the resonance section
         Operation("search", "GET", "/memory/search", SEARCH_MIN_CANDIDATES),
         Operation("semantic search", "GET", "/memory/semantic-search", K),
+        Operation("resonance", "GET", "/synapses/resonance", RESONANCE_LIMIT),
         Operation("store", "POST", "/memory", None),
     ]
 
@@ -180,6 +188,86 @@ def minds_load(sizes: list[int], *, seed: int) -> Loaded:
         cursor.execute("RESET maintenance_work_mem")
         cursor.execute("VACUUM ANALYZE")
     return Loaded(ids=ids, vectors=vectors, minds=minds, load_s=round(time.perf_counter() - clock, 1))
+
+
+def nets_derive(minds: list[BenchMind]) -> float:
+    """Each mind's long-term net, derived on the server from its memories as promotion would leave
+    it (one knot per memory: content, vector, tags as themes, event time, weight_anchor =
+    damp(salience); its presence, fresh and active; its origin link), plus NET_EDGE_PAIRS edge
+    pairs per knot to other knots of the mind spread by a fixed stride (layer `embedding`, the
+    weaker anchor's weight). The knots' indexes are built after the rows. Seconds taken."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from bench.net_fixture import BUILD_MAINTENANCE_WORK_MEM
+    from memories.models import Memory
+    from synapses.constants import DAMPING_EXPONENT, WEIGHT_CAP
+    from synapses.models import Edge, Knot, KnotPresence, MemoryKnot
+
+    clock = time.perf_counter()
+    knot, presence = Knot._meta.db_table, KnotPresence._meta.db_table
+    mind_ids = [mind.mind_id for mind in minds]
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname <> %s"
+            " AND (indexdef ILIKE '%%USING hnsw%%' OR indexdef ILIKE '%%USING gin%%')",
+            [knot, f"{knot}_pkey"],
+        )
+        definitions = dict(cursor.fetchall())
+        for name in definitions:
+            cursor.execute(f"DROP INDEX {name}")
+        # damp(): WEIGHT_CAP · sin(min(raw / WEIGHT_CAP, 1) · π/2) ^ DAMPING_EXPONENT (synapses.geometry).
+        cursor.execute(
+            f"""INSERT INTO {knot} (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
+                    attributes, embedding, embedding_model, themes, entities, event_time, event_precision,
+                    weight_raw, weight_anchor, activation_count, created_at, source_created_at)
+                SELECT m.mind_id, m.id, m.content, m.content_hash, m.category, m.speaker, '', NULL, '{{}}'::jsonb,
+                       m.embedding, m.embedding_model, m.tags, '{{}}', m.event_time, m.event_precision, m.salience,
+                       %(cap)s * power(sin(least(m.salience / %(cap)s, 1) * pi() / 2), %(exponent)s), 1, m.created_at,
+                       m.created_at
+                  FROM {Memory._meta.db_table} m WHERE m.mind_id = ANY(%(minds)s)""",  # noqa: S608 — our table names
+            {"cap": WEIGHT_CAP, "exponent": DAMPING_EXPONENT, "minds": mind_ids},
+        )
+        cursor.execute(
+            f"""INSERT INTO {presence} (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at,
+                    is_active)
+                SELECT id, mind_id, weight_anchor, weight_anchor, %(now)s, %(now)s, true FROM {knot}
+                 WHERE mind_id = ANY(%(minds)s)""",  # noqa: S608
+            {"now": now, "minds": mind_ids},
+        )
+        cursor.execute(
+            f"""INSERT INTO {MemoryKnot._meta.db_table} (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+                SELECT mind_id, memory_id, content_hash, id, 'origin', created_at FROM {knot}
+                 WHERE mind_id = ANY(%(minds)s)""",  # noqa: S608
+            {"minds": mind_ids},
+        )
+        # Knot n of a mind of `size` knots pairs with knots (n·31 + j·7919) mod size, j = 1..pairs: a
+        # fixed spread over the whole mind, no two knots of a pair the same.
+        cursor.execute(
+            f"""WITH numbered AS (
+                    SELECT id, mind_id, weight_anchor, row_number() OVER (PARTITION BY mind_id ORDER BY id) - 1 AS n,
+                           count(*) OVER (PARTITION BY mind_id) AS size
+                      FROM {knot} WHERE mind_id = ANY(%(minds)s)
+                ), pairs AS (
+                    SELECT a.mind_id, a.id AS a, b.id AS b, least(a.weight_anchor, b.weight_anchor) AS weight
+                      FROM numbered a, generate_series(1, %(pairs)s) AS j(j)
+                      JOIN numbered b ON true
+                     WHERE b.mind_id = a.mind_id AND b.n = (a.n * 31 + j.j * 7919) %% a.size AND b.id <> a.id
+                )
+                INSERT INTO {Edge._meta.db_table} (mind_id, source_id, target_id, weight_raw, weight_anchor, layers,
+                    shared_entities, shared_themes, time_distance, cosine_initial, layer_count, created_at)
+                SELECT mind_id, s, t, weight, weight, ARRAY['embedding'], '{{}}', '{{}}', NULL, NULL, 1, %(now)s
+                  FROM pairs, LATERAL (VALUES (a, b), (b, a)) AS d(s, t)
+                ON CONFLICT DO NOTHING""",  # noqa: S608
+            {"minds": mind_ids, "pairs": NET_EDGE_PAIRS, "now": now},
+        )
+        cursor.execute(f"SET maintenance_work_mem = '{BUILD_MAINTENANCE_WORK_MEM}'")
+        for definition in definitions.values():
+            cursor.execute(definition)
+        cursor.execute("RESET maintenance_work_mem")
+        cursor.execute("VACUUM ANALYZE")
+    return round(time.perf_counter() - clock, 1)
 
 
 # --- the HTTP server --------------------------------------------------------------------------
@@ -281,7 +369,8 @@ def _inputs(operation: Operation, *, seed: int, count: int) -> list[dict]:
     if operation.name == "recall":
         return [{"params": None}] * count
     queries = search_queries(CAPTURE_INPUTS, seed=seed)
-    return [{"params": {"q": queries[index % len(queries)]}} for index in range(count)]
+    extra = {"limit": RESONANCE_LIMIT} if operation.name == "resonance" else {}
+    return [{"params": {"q": queries[index % len(queries)], **extra}} for index in range(count)]
 
 
 def _in_process(client, operation: Operation, given: dict):
@@ -454,6 +543,27 @@ def vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> floa
     return round(float(np.mean(found)), 4)
 
 
+def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> float:
+    """Recall@k of resonance's vector list (the nearest active knots, the anchors' vector half)
+    against the exact top k of the mind's vectors (each knot holds its memory's vector)."""
+    from memories.embedders import get_embedder
+    from synapses.models import Knot
+    from synapses.services.resonance import anchor_rows
+
+    queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
+    vectors = get_embedder().embed(queries)
+    row_of = {pk: row for row, pk in enumerate(loaded.ids)}
+    found = []
+    for q, vector in zip(queries, vectors, strict=True):
+        correct = _exact_top(1.0 - loaded.vectors @ vector, mind.rows, k)
+        rows = anchor_rows(mind_id=mind.mind_id, q=q, vector=vector, candidates=k)
+        nearest = [knot_id for knot_id, found_by, *_ in sorted(rows, key=lambda row: row[2]) if found_by == "vector"]
+        memory_of = dict(Knot.objects.filter(pk__in=nearest).values_list("pk", "memory_id"))
+        hits = sum(1 for knot_id in nearest[:k] if row_of.get(memory_of.get(knot_id)) in correct)
+        found.append(min(hits, k) / min(k, len(mind.rows)))
+    return round(float(np.mean(found)), 4)
+
+
 def unfiltered_recall(loaded: Loaded, raw, *, seed: int) -> float:
     """Recall@K of the bare HNSW top K of the whole table against the exact top K."""
     from memories.embedders import get_embedder
@@ -502,7 +612,7 @@ def table(rows: list[dict], *, unfiltered: dict[int, float]) -> str:
             f"{ratios['in_process_vs_sql']:>6.2f} {http_ratio} {ratios['in_process_vs_hnsw']:>7.2f} | "
             f"{recall:>6} {unfiltered[row['size']]:>9.3f}  {goal}"
         )
-    lines.append(f"{'(later)':<16} resonance and knot promotion rows: " + "; ".join(PENDING_OPERATIONS))
+    lines.append(f"{'(elsewhere)':<16} " + "; ".join(PENDING_OPERATIONS))
     return "\n".join(lines)
 
 
@@ -529,6 +639,8 @@ def main(argv: list[str]) -> int:
     try:
         loaded = minds_load(args.sizes, seed=args.seed)
         print(f"Loaded {len(loaded.ids)} memories in minds of {args.sizes} ({loaded.load_s} s).", flush=True)
+        net_s = nets_derive(loaded.minds)
+        print(f"Derived each mind's long-term net ({net_s} s).", flush=True)
         # Never a server-side prepared statement (a generic plan would outlive per-query settings).
         raw = psycopg.connect(**{**connection.get_connection_params(), "prepare_threshold": None})
         if not args.no_http:
@@ -545,6 +657,7 @@ def main(argv: list[str]) -> int:
                 k: vector_recall(loaded, mind, k=k, seed=args.seed)
                 for k in {operation.vector_k for operation in _operations()} - {None}
             }
+            recalls["resonance"] = resonance_vector_recall(loaded, mind, k=RESONANCE_LIMIT, seed=args.seed)
             for operation in _operations():
                 print(f"… {operation.name} at {mind.size}", flush=True)
                 row = operation_measure(
@@ -552,7 +665,7 @@ def main(argv: list[str]) -> int:
                     requests=args.requests, warmup=args.warmup,
                 )  # fmt: skip
                 if operation.vector_k is not None:
-                    row["vector_recall"] = recalls[operation.vector_k]
+                    row["vector_recall"] = recalls.get(operation.name, recalls[operation.vector_k])
                     row["vector_recall_k"] = operation.vector_k
                 rows.append(row)
                 print(table([row], unfiltered=unfiltered).splitlines()[2], flush=True)
@@ -588,7 +701,8 @@ def main(argv: list[str]) -> int:
         "started_at": started_at(started),
         "machine": machine,
         "config": {"sizes": args.sizes, "requests": args.requests, "warmup": args.warmup, "seed": args.seed,
-                   "embedder": "hashing", "load_s": loaded.load_s, "unfiltered_hnsw_recall_at_10": hnsw_recall},
+                   "embedder": "hashing", "load_s": loaded.load_s, "net_s": net_s,
+                   "unfiltered_hnsw_recall_at_10": hnsw_recall},
         "rows": rows,
         "pending": list(PENDING_OPERATIONS),
         "peer": peer,

@@ -298,6 +298,9 @@ SYNAPSE_EXACT_SCAN_MAX_ROWS = env_int("SYNAPSE_EXACT_SCAN_MAX_ROWS", 10_000, min
 # Candidates each HNSW scan (of a mind above that bound) collects, `hnsw.ef_search` (rows;
 # pgvector's own default is 40, its maximum 1000): higher finds more of the true nearest.
 SYNAPSE_HNSW_EF_SEARCH = env_int("SYNAPSE_HNSW_EF_SEARCH", 1000, minimum=10, maximum=1000)
+# How resonance ranks (docs/synapse-model.md §5): by the query's relevance with spreading
+# activation, or the original's presence rule.
+SYNAPSE_RESONANCE_RANKING = env_choice("SYNAPSE_RESONANCE_RANKING", "relevance", ("relevance", "seed"))
 
 # --- Webhooks (webhooks; docs/webhooks.md) --------------------------------------------------
 # One delivery attempt may take this long (seconds, connecting and answering) before it fails.

@@ -115,6 +115,7 @@ OVERRIDABLE: Final = (
     "PROMOTION_MAX_ATTEMPTS",
     "MATCH_THRESHOLD",
     "PROMOTION_BATCH_SIZE",
+    "RESONANCE_RANKING",
 )
 
 # --- decay -----------------------------------------------------------------------------------------
@@ -137,15 +138,24 @@ ENTITY_COMMON_RARITY: Final = 0.25
 # (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a
 # SYNAPSE_<NAME> setting overrides either.
 EMBEDDER_THRESHOLDS: Final = {
-    "hashing": {"EMBEDDING_THRESHOLD": 0.52, "MATCH_THRESHOLD": 0.83},
-    "sentence-transformers": {"EMBEDDING_THRESHOLD": 0.71, "MATCH_THRESHOLD": 0.89},
+    # hashing's anchor floor is not its calibrated p90 (0.39) but 0.50, near its p99: below that a
+    # question's cosine to a turn is shared trigrams, and LoCoMo recall@10 of the relevance
+    # ranking rose from 0.567 to 0.592 with it (docs/benchmarks.md → LoCoMo).
+    "hashing": {"EMBEDDING_THRESHOLD": 0.52, "MATCH_THRESHOLD": 0.83, "ANCHOR_FLOOR": 0.50, "GRAVITY_THRESHOLD": 0.39},
+    "sentence-transformers": {
+        "EMBEDDING_THRESHOLD": 0.71,
+        "MATCH_THRESHOLD": 0.89,
+        "ANCHOR_FLOOR": 0.56,
+        "GRAVITY_THRESHOLD": 0.56,
+    },
 }
 
 # --- read path (§5, §8) ----------------------------------------------------------------------------
 # Anchors (shell 0) a resonance starts spreading from (knots).
 ANCHOR_COUNT: Final = 3
 # Cosine to the search vector at or above which a knot may be an anchor without a full-text
-# match (cosine). The original's value for its model (calibrated on 100 prompts against 302 knots).
+# match (cosine). The original's value for its model (calibrated on 100 prompts against 302 knots);
+# each embedder's calibrated value (EMBEDDER_THRESHOLDS, the pair cosines' p90) replaces it.
 ANCHOR_FLOOR: Final = 0.40
 # Outgoing edges each frontier knot follows, by shell (edges per knot); the anchors' shell 0 follows none.
 FAN_OUT: Final = {1: 3, 2: 2, 3: 2}
@@ -179,8 +189,24 @@ MODES: Final = {
     "feuerwerk": (3, 0.30),
 }
 # Goal activation (cosine to the raw query × motivation) at or above which a goal bends the
-# search vector (dimensionless). The original's value for its model.
+# search vector (dimensionless). The original's value for its model; each embedder's calibrated
+# value (EMBEDDER_THRESHOLDS, with the anchor floor) replaces it.
 GRAVITY_THRESHOLD: Final = 0.40
+# How resonance ranks what it found (SYNAPSE_RESONANCE_RANKING): "relevance" (the default) scores
+# every knot by the query — its fused full-text and cosine rank — plus the activation spreading
+# brings it along edges (each step × the shell factor × the target's cosine to the query);
+# "seed" is the original's rule, weight_present × shell factor × sector factor over the anchors
+# and their spread, further anchors only filling up to `limit` (docs/synapse-model.md §5).
+RANKING_RELEVANCE: Final = "relevance"
+RANKING_SEED: Final = "seed"
+RANKINGS: Final = (RANKING_RELEVANCE, RANKING_SEED)
+RESONANCE_RANKING: Final = RANKING_RELEVANCE
+# Share of its activation a knot passes along each hop in the relevance ranking (dimensionless).
+# LoCoMo development split, hashing, recall@10: 3.0 → 0.536, 1.0 → 0.592, 0.5 → 0.595, 0.25 →
+# 0.597 (docs/benchmarks.md → LoCoMo): an association confirms, it does not outvote the query.
+SPREAD_GAIN: Final = 0.25
+# Anchor candidates the relevance ranking weighs, at least, from each list (text, vector) (knots).
+RELEVANCE_MIN_CANDIDATES: Final = 30
 # The intents that search with the raw vector (gravity factor forced to 0): a direct instruction
 # is answered as asked, not as the mind would like ("anweisung" is the original's label).
 RAW_SEARCH_INTENTS: Final = ("instruction", "anweisung")

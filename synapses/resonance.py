@@ -3,7 +3,8 @@
     Mode, modes_with_overrides(), mode_of()     the modes table (hop depth, gravity factor)
     sector_of / ring_distance / sector_factor   the mood's colouring of a knot
     rank_weight()                               weight_present × shell factor × sector factor
-    Reached, dedup_smallest_shell(), ranked()    the pool of spreading activation, deduplicated, ranked
+    Reached, dedup_smallest_shell(), ranked()    the pool of spreading activation, deduplicated, ranked (seed)
+    spread_activation(), ranked_by_relevance()   the relevance ranking: the query's score plus what spreads
     gravity_shift()                              perception gravity: the search vector bent by the goals
     resonance_text()                             the recall text's resonance section
 
@@ -154,8 +155,13 @@ class Reached:
     emotion: str = ""
     path: tuple[Step, ...] = ()
     predecessor: int | None = None  # the knot it came from (the predecessor lock's other end)
+    # What the query gives this entry (relevance ranking): an anchor candidate its own fused score,
+    # a spread entry the activation it carries (spread_activation); 0 in the seed ranking.
+    activation: float = 0.0
 
-    def then(self, step: Step, *, knot_id: int, weight_present: float, emotion: str) -> Reached:
+    def then(
+        self, step: Step, *, knot_id: int, weight_present: float, emotion: str, activation: float = 0.0
+    ) -> Reached:
         """The knot one hop further along `step`."""
         return Reached(
             knot_id=knot_id,
@@ -164,6 +170,7 @@ class Reached:
             emotion=emotion,
             path=(*self.path, step),
             predecessor=self.knot_id,
+            activation=activation,
         )
 
 
@@ -194,6 +201,46 @@ def ranked(pool: Iterable[Reached], *, mood: str | None, limit: int) -> list[Ran
     knot id, so the order is deterministic), the first `limit`, numbered from 1."""
     weighed = [(rank_weight(r.weight_present, r.shell, mood, r.emotion), r) for r in dedup_smallest_shell(pool)]
     weighed.sort(key=lambda pair: (-pair[0], pair[1].shell, pair[1].knot_id))
+    return [RankedKnot(rank=i, reached=r, rank_weight=w) for i, (w, r) in enumerate(weighed[:limit], start=1)]
+
+
+# --- the relevance ranking ---------------------------------------------------------------------
+
+
+def spread_activation(
+    origin_activation: float, shell: int, target_cosine: float, *, gain: float = constants.SPREAD_GAIN
+) -> float:
+    """What a hop into `shell` carries to its target: the origin's activation × `gain` × the
+    shell's step (SHELL_FACTOR[shell] / SHELL_FACTOR[shell − 1], so a path of s hops carries the
+    anchor's score × gain^s × SHELL_FACTOR[s] × the product of its targets' cosines) × the
+    target's cosine to the query, never below 0 (query-aware spreading: an association the query
+    does not touch carries nothing)."""
+    before = shell_factor(shell - 1)
+    step = shell_factor(shell) / before if before > 0 else 0.0
+    return origin_activation * gain * step * max(target_cosine, 0.0)
+
+
+def ranked_by_relevance(
+    pool: Iterable[Reached], *, own: Mapping[int, float], mood: str | None, limit: int
+) -> list[RankedKnot]:
+    """Each knot of the pool once (its smallest shell and that entry's path), weighted by
+    `(own score + Σ activation of its spread entries) × sector factor`, strongest first (ties:
+    more present, smaller shell, smaller knot id), the first `limit`, numbered from 1.
+
+    `own` holds the anchor candidates' fused full-text and cosine score (0 for a knot only
+    spreading reached): a knot the query finds and its associations confirm rises above one
+    only the query finds; an association alone rises as far as the activation it receives.
+    """
+    entries = list(pool)
+    received: dict[int, float] = {}
+    for entry in entries:
+        if entry.shell > 0:
+            received[entry.knot_id] = received.get(entry.knot_id, 0.0) + entry.activation
+    weighed = []
+    for reached in dedup_smallest_shell(entries):
+        score = own.get(reached.knot_id, 0.0) + received.get(reached.knot_id, 0.0)
+        weighed.append((score * sector_factor(mood, reached.emotion), reached))
+    weighed.sort(key=lambda pair: (-pair[0], -pair[1].weight_present, pair[1].shell, pair[1].knot_id))
     return [RankedKnot(rank=i, reached=r, rank_weight=w) for i, (w, r) in enumerate(weighed[:limit], start=1)]
 
 

@@ -29,6 +29,27 @@ LOCOMO_DATABASE = "bench_locomo"
 _DATABASE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
+def database_use(name: str) -> None:
+    """Point Django at the existing database `name` (a --keep run's), migrated to this code's schema."""
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connections
+
+    connections.close_all()
+    settings.DATABASES["default"]["NAME"] = name
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def database_release() -> None:
+    """Flush the pipeline log and close every connection, leaving the database in place."""
+    from django.db import connections
+
+    from pipelinelog.writer import writer
+
+    writer.stop()
+    connections.close_all()
+
+
 def _ks(text: str) -> list[int]:
     try:
         ks = sorted({int(part) for part in text.split(",") if part.strip()})
@@ -51,6 +72,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--database",
         default=LOCOMO_DATABASE,
         help=f"throw-away database, created and dropped (default {LOCOMO_DATABASE})",
+    )
+    parser.add_argument("--keep", action="store_true", help="leave the database (for --reuse) instead of dropping it")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="ask the questions of a database a --keep run left (stored and promoted), writing nothing new",
     )
     args = parser.parse_args(argv)
     if args.conversations is not None and args.conversations < 1:
@@ -79,12 +106,18 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.now(UTC)
     clock = time.perf_counter()
     print(f"Creating database for LoCoMo ({args.data.name}, {len(conversations)} conversations) …", flush=True)
-    database_create(args.database)
+    if args.reuse:
+        database_use(args.database)
+    else:
+        database_create(args.database)
     try:
-        result = locomo_run(conversations, systems=[SYSTEMS[name] for name in names], ks=args.k)
+        result = locomo_run(conversations, systems=[SYSTEMS[name] for name in names], ks=args.k, reuse=args.reuse)
         versions = server_versions()
     finally:
-        database_drop(args.database)
+        if args.keep or args.reuse:
+            database_release()
+        else:
+            database_drop(args.database)
     result = {
         "embedder": args.embedder,
         "embedding_model": get_embedder().name,

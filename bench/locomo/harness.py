@@ -76,6 +76,23 @@ def conversation_store(
     )
 
 
+def conversation_find(conversation: Conversation, *, owner) -> StoredConversation:
+    """The mind a kept database holds for `conversation` (stored and prepared by an earlier run
+    with `--keep`), its memory ids mapped back to turns by their keys: nothing is written."""
+    from memories.models import Memory
+
+    mind = Mind.objects.get(owner=owner, name=f"LoCoMo {conversation.sample_id}".strip())
+    items = [turn_memory(turn, speakers=conversation.speakers) for turn in conversation.turns]
+    _unique_keys(items)
+    dia_of_key = {fields["key"]: turn.dia_id for fields, turn in zip(items, conversation.turns, strict=True)}
+    turn_of = {
+        pk: dia_of_key[key]
+        for pk, key in Memory.objects.filter(mind=mind).values_list("pk", "key")
+        if key in dia_of_key
+    }
+    return StoredConversation(conversation=conversation, mind=mind, turn_of=turn_of)
+
+
 def _ask(system: System, stored: StoredConversation, question: Question, ks: Sequence[int]) -> Outcome:
     largest = max(ks)
     started = time.perf_counter()
@@ -96,15 +113,26 @@ def _ask(system: System, stored: StoredConversation, question: Question, ks: Seq
     )
 
 
-def locomo_run(conversations: list[Conversation], *, systems: Sequence[System], ks: Sequence[int]) -> dict:
-    """Store every conversation, ask every scored question of every system, summarise.
+def locomo_run(
+    conversations: list[Conversation], *, systems: Sequence[System], ks: Sequence[int], reuse: bool = False
+) -> dict:
+    """Store every conversation, ask every scored question of every system, summarise. `reuse`:
+    the database already holds the conversations, stored and prepared (a run with `--keep`).
 
     Returns `{"conversations", "questions", "turns", "skipped_evidence", "k", "systems": {name: summary}}`.
     """
-    owner = user_register(email=LOCOMO_OWNER_EMAIL, password=LOCOMO_OWNER_PASSWORD)
+    if reuse:
+        from django.contrib.auth import get_user_model
+
+        owner = get_user_model().objects.get(email=LOCOMO_OWNER_EMAIL)
+    else:
+        owner = user_register(email=LOCOMO_OWNER_EMAIL, password=LOCOMO_OWNER_PASSWORD)
     prepare = [system.prepare for system in systems if system.prepare is not None]
     stored = []
     for conversation in conversations:
+        if reuse:
+            stored.append(conversation_find(conversation, owner=owner))
+            continue
         stored.append(conversation_store(conversation, owner=owner, prepare=prepare))
         if prepare:
             print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from pipelinelog.models import LogEntry
+from pipelinelog.story import turn_story
 
 
 class LogEntrySerializer(serializers.ModelSerializer):
@@ -28,3 +29,10 @@ class TurnTraceSerializer(serializers.Serializer):
     turn_id = serializers.CharField()
     spans = SpanTraceSerializer(many=True)
     truncated = serializers.BooleanField(help_text="True when the turn has more rows than one answer returns.")
+    story = serializers.SerializerMethodField(
+        help_text="The turn told in lines of text: each span's heading, its rows beneath (recall with "
+        "resonance and reinforcement in words: anchors, shells, paths, factors, the outcome)."
+    )
+
+    def get_story(self, trace) -> list[str]:
+        return turn_story(trace.spans)

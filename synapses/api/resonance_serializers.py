@@ -81,7 +81,10 @@ class ResonanceItemSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     weight_present = serializers.FloatField()
     shell = serializers.IntegerField(help_text="0 = an anchor (found by the query itself), n = n hops away.")
-    rank_weight = serializers.FloatField(help_text="weight_present × shell factor × sector factor.")
+    rank_weight = serializers.FloatField(
+        help_text="relevance ranking: (the fused query score + the activation spreading carried) × sector factor; "
+        "seed ranking: weight_present × shell factor × sector factor."
+    )
     superseded = serializers.BooleanField(help_text="The knot's memory has changed since; this is an earlier version.")
     path = PathStepSerializer(many=True, help_text="How spreading reached the knot; empty for an anchor.")
 
@@ -99,6 +102,9 @@ class ResonanceSerializer(serializers.Serializer):
     hop_depth = serializers.IntegerField()
     mode = serializers.CharField()
     mood = serializers.CharField(allow_blank=True)
+    ranking = serializers.ChoiceField(
+        ["relevance", "seed"], help_text="How the items were ranked (the server's SYNAPSE_RESONANCE_RANKING)."
+    )
     gravity = GravitySerializer()
     items = ResonanceItemSerializer(many=True, help_text="Strongest first.")
 

@@ -20,18 +20,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
-from memories.selectors.search import hnsw_settings, tsquery_sql
+from memories.selectors.search import VectorPlan, tsquery_sql
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
 from synapses import constants
+from synapses.config import setting
 from synapses.models import Entity, Goal, Knot, KnotPresence, MemoryKnot
 from synapses.resonance import (
     GravityShift,
@@ -45,8 +45,11 @@ from synapses.resonance import (
     mode_of,
     modes_with_overrides,
     ranked,
+    ranked_by_relevance,
+    spread_activation,
     unknown_mode_message,
 )
+from synapses.selectors import knot_vector_plan, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -57,31 +60,17 @@ ANCHOR_MIN_CANDIDATES = 20
 _KNOT = Knot._meta.db_table
 _PRESENCE = KnotPresence._meta.db_table
 
-# The mind's knot count up to the exact-scan bound, and this transaction's HNSW settings
-# (set_config(…, true) is SET LOCAL), as memories' vector plan does for memories.
-_PLAN_SQL = f"""
-SELECT count(*),
-       set_config('hnsw.iterative_scan', 'relaxed_order', true),
-       set_config('hnsw.ef_search', %(ef_search)s, true),
-       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
-  FROM (SELECT 1 FROM {_KNOT} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_knots
-"""  # noqa: S608 — only table names are formatted in
-
 # Exact plan: the distance plus zero, which the HNSW index cannot deliver, so every distance of
 # the mind's knots is computed and sorted. HNSW plan: the index delivers them (relaxed order;
 # re-sorted in Python).
-_EXACT_ORDER = "(k.embedding <=> %(vector)s::vector) + 0"
-_HNSW_ORDER = "k.embedding <=> %(vector)s::vector"
+_ORDER = {
+    VectorPlan.EXACT: "(k.embedding <=> %(vector)s::vector) + 0",
+    VectorPlan.HNSW: "k.embedding <=> %(vector)s::vector",
+}
 
 # Both anchor lists of the mind's active knots, with what ranking needs of each candidate.
 _ANCHORS_SQL = """
-WITH text AS (
-    SELECT k.id, ts_rank_cd(k.search_vector, ({tsquery}))::float8 AS score
-      FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
-     WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ ({tsquery})
-     ORDER BY score DESC, k.id
-     LIMIT %(candidates)s
-), nearest AS MATERIALIZED (
+WITH {text}, nearest AS MATERIALIZED (
     SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
       FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
      WHERE k.mind_id = %(mind_id)s
@@ -97,34 +86,72 @@ SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS co
   FROM found f JOIN {knot} k ON k.id = f.id JOIN {presence} p ON p.knot_id = f.id
 """
 
+# The text list: every full-text match of the mind ranked by ts_rank_cd (a query that excludes
+# words) ...
+_TEXT_ALL = """text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, ({tsquery}))::float8 AS score
+      FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ ({tsquery})
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+)"""
+# ... or, for a query of alternatives (plain words and phrases OR-ed), the matches of each term
+# counted up to TEXT_TERM_MATCHES, the union ranked by ts_rank_cd of the whole query. A term a
+# large share of the mind holds (a speaker's name, "like") would make every match of the mind be
+# read and ranked (23,000 of 100,000 knots, 1.2 s); its first matches stand in for the rest,
+# while every match of a rarer term is ranked. No term reaches the bound in a mind of a few
+# thousand knots, so there the list is the same as ranking every match.
+_TEXT_BY_TERM = """query AS MATERIALIZED (
+    SELECT ({tsquery}) AS q
+), terms AS (
+    SELECT DISTINCT t::tsquery AS term
+      FROM query, regexp_split_to_table(query.q::text, ' [|] ') AS t
+     WHERE query.q::text <> ''
+), matched AS (
+    SELECT DISTINCT m.id
+      FROM terms, LATERAL (SELECT k.id FROM {knot} k
+                            WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ terms.term
+                            LIMIT %(term_matches)s) AS m
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
+      FROM matched JOIN {knot} k ON k.id = matched.id JOIN {presence} p ON p.knot_id = k.id AND p.is_active,
+           query
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+)"""
+# Matches of one query term that the text list reads at most (knots): see _TEXT_BY_TERM.
+TEXT_TERM_MATCHES = 300
+
 # One shell of spreading activation: every frontier entry (a knot and the knot it came from)
-# follows its top-k outgoing edges by weight_anchor, never back to its predecessor, never to
-# an inactive knot. Entries are numbered (slot), so a knot reached by two paths spreads twice,
-# each path with its own lock.
+# follows its top-k outgoing edges, never back to its predecessor, never to an inactive knot.
+# Entries are numbered (slot), so a knot reached by two paths spreads twice, each path with its
+# own lock. Each target comes with its cosine to the search vector; `order` picks the edges.
 _SHELL_SQL = f"""
 WITH frontier AS (
     SELECT source, predecessor, slot
       FROM unnest(%(sources)s::bigint[], %(predecessors)s::bigint[]) WITH ORDINALITY AS f(source, predecessor, slot)
 ), followed AS (
     SELECT f.slot, e.id AS edge_id, e.target_id, e.layers, e.shared_entities, e.shared_themes,
-           p.weight_present,
-           row_number() OVER (PARTITION BY f.slot ORDER BY e.weight_anchor DESC, e.id) AS n
+           p.weight_present, k.emotion, c.cosine,
+           row_number() OVER (PARTITION BY f.slot ORDER BY {{order}}, e.id) AS n
       FROM frontier f
       JOIN synapses_edge e ON e.mind_id = %(mind_id)s AND e.source_id = f.source
       JOIN {_PRESENCE} p ON p.knot_id = e.target_id AND p.is_active
+      JOIN {_KNOT} k ON k.id = e.target_id,
+      LATERAL (SELECT 1 - (k.embedding <=> %(vector)s::vector) AS cosine) c
      WHERE f.predecessor IS NULL OR e.target_id <> f.predecessor
 )
-SELECT fo.slot, fo.edge_id, fo.target_id, fo.layers, fo.shared_entities, fo.shared_themes,
-       fo.weight_present, k.emotion
-  FROM followed fo JOIN {_KNOT} k ON k.id = fo.target_id
- WHERE fo.n <= %(k)s
- ORDER BY fo.slot, fo.n
+SELECT slot, edge_id, target_id, layers, shared_entities, shared_themes, weight_present, emotion, cosine
+  FROM followed
+ WHERE n <= %(k)s
+ ORDER BY slot, n
 """  # noqa: S608 — only table names are formatted in
-
-
-def _vector_text(vector: np.ndarray) -> str:
-    """pgvector's text form `[0.1,-0.2,…]`."""
-    return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float32).tolist())) + "]"
+# The edges a frontier entry follows: the seed's strongest by weight_anchor; the relevance
+# ranking's by weight_anchor × the target's cosine to the query (query-aware spreading).
+_SHELL_ORDER = {
+    constants.RANKING_SEED: "e.weight_anchor DESC",
+    constants.RANKING_RELEVANCE: "e.weight_anchor * greatest(c.cosine, 0) DESC",
+}
 
 
 def mind_modes(mind: Mind) -> tuple[dict[str, Mode], dict[str, str]]:
@@ -160,7 +187,9 @@ def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShif
             .order_by("id")
             .values_list("id", "embedding", "motivation")
         ]
-    shift = gravity_shift(raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent)
+    shift = gravity_shift(
+        raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent, threshold=setting("GRAVITY_THRESHOLD")
+    )
     current_span().calculation(
         {"calculation": "perception_gravity", "mode": mode.name, "mode_factor": mode.gravity_factor, **shift.as_log()}
     )
@@ -177,33 +206,43 @@ class AnchorCandidate:
     text_match: bool
     weight_present: float
     emotion: str
+    score: float  # the fused score (reciprocal rank over the text and the vector list)
 
 
-def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, wanted: int) -> list[AnchorCandidate]:
-    """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
-    first, each with cosine ≥ ANCHOR_FLOOR or a full-text match. Two statements: the plan, the lists."""
-    candidates = max(wanted, ANCHOR_MIN_CANDIDATES)
-    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:
+    """Both anchor lists of the mind's active knots, `candidates` each: rows (knot id, found_by
+    "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at).
+    Two statements: the plan (the net's HNSW settings), the lists."""
     tsquery, text_params = tsquery_sql(q)
     params = {
         "mind_id": mind_id,
-        "probe": bound + 1,
-        "vector": _vector_text(vector),
+        "vector": vector_literal(vector),
         "candidates": candidates,
+        "term_matches": TEXT_TERM_MATCHES,
         **text_params,
-        **hnsw_settings(candidates),
     }
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_PLAN_SQL, params)
-        exact = cursor.fetchone()[0] <= bound
-        sql = _ANCHORS_SQL.format(
-            tsquery=tsquery, knot=_KNOT, presence=_PRESENCE, order=_EXACT_ORDER if exact else _HNSW_ORDER
-        )
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    current_span().db_read(
-        {"table": _KNOT, "operation": "anchors", "vector_plan": "exact" if exact else "hnsw", "candidates": len(rows)}
+    text = (_TEXT_ALL if text_params.get("excluded") else _TEXT_BY_TERM).format(
+        tsquery=tsquery, knot=_KNOT, presence=_PRESENCE
     )
+    with transaction.atomic():
+        # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
+        plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
+        sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    current_span().db_read({"table": _KNOT, "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)})
+    return rows
+
+
+def anchor_candidates(
+    *, mind_id: str, q: str, vector: np.ndarray, wanted: int, per_list: int = ANCHOR_MIN_CANDIDATES
+) -> list[AnchorCandidate]:
+    """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
+    first, at most `wanted`, each with cosine ≥ the anchor floor or a full-text match; each list
+    brings at least `per_list`. Two statements: the plan, the lists."""
+    floor = setting("ANCHOR_FLOOR")
+    rows = anchor_rows(mind_id=mind_id, q=q, vector=vector, candidates=max(wanted, per_list))
     by_id: dict[int, dict[str, Any]] = {}
     text_list: list[tuple[float, int]] = []
     vector_list: list[tuple[float, int]] = []
@@ -215,7 +254,7 @@ def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, wanted: int) 
         if found_by == "text":
             entry["text"] = True
             text_list.append((-score, knot_id))
-        elif cosine >= constants.ANCHOR_FLOOR:
+        elif cosine >= floor:
             vector_list.append((score, knot_id))
     fused = rrf_fuse(
         {
@@ -230,6 +269,7 @@ def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, wanted: int) 
             text_match=by_id[int(hit.id)]["text"],
             weight_present=by_id[int(hit.id)]["present"],
             emotion=by_id[int(hit.id)]["emotion"],
+            score=hit.score,
         )
         for hit in fused[:wanted]
     ]
@@ -238,27 +278,33 @@ def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, wanted: int) 
 # --- spreading activation ----------------------------------------------------------------------
 
 
-def spread(*, mind_id: str, anchors: list[Reached], hop_depth: int) -> list[Reached]:
+def spread(
+    *, mind_id: str, anchors: list[Reached], hop_depth: int, vector: np.ndarray, ranking: str = constants.RANKING_SEED
+) -> list[Reached]:
     """Every knot reached from the anchors in up to `hop_depth` shells (duplicates included;
-    ranking dedups them). One statement per shell that has a frontier."""
+    ranking dedups them), each entry with the activation it carries (spread_activation). One
+    statement per shell that has a frontier."""
     pool: list[Reached] = []
     frontier = anchors
+    sql = _SHELL_SQL.format(order=_SHELL_ORDER[ranking])
+    literal = vector_literal(vector)
     for shell in range(1, min(hop_depth, constants.MAX_HOP_DEPTH) + 1):
         if not frontier:
             break
         with connection.cursor() as cursor:
             cursor.execute(
-                _SHELL_SQL,
+                sql,
                 {
                     "mind_id": mind_id,
                     "sources": [r.knot_id for r in frontier],
                     "predecessors": [r.predecessor for r in frontier],
                     "k": fan_out(shell),
+                    "vector": literal,
                 },
             )
             rows = cursor.fetchall()
         following: list[Reached] = []
-        for slot, edge_id, target, layers, shared_entities, shared_themes, present, emotion in rows:
+        for slot, edge_id, target, layers, shared_entities, shared_themes, present, emotion, cosine in rows:
             origin = frontier[slot - 1]
             step = Step(
                 from_knot_id=origin.knot_id,
@@ -267,7 +313,10 @@ def spread(*, mind_id: str, anchors: list[Reached], hop_depth: int) -> list[Reac
                 shared_entities=tuple(shared_entities),
                 shared_themes=tuple(shared_themes),
             )
-            following.append(origin.then(step, knot_id=target, weight_present=present, emotion=emotion))
+            activation = spread_activation(origin.activation, shell, float(cosine))
+            following.append(
+                origin.then(step, knot_id=target, weight_present=present, emotion=emotion, activation=activation)
+            )
         pool.extend(following)
         frontier = following
     return pool
@@ -329,43 +378,73 @@ def _item(knot: RankedKnot, details: dict[str, Any], names: dict[int, str]) -> d
     }
 
 
-def resonance_of(*, mind: Mind, q: str, mode: str = "", intent: str = "", mood: str = "", limit: int) -> dict[str, Any]:
+def resonance_of(
+    *, mind: Mind, q: str, mode: str = "", intent: str = "", mood: str = "", limit: int, ranking: str | None = None
+) -> dict[str, Any]:
     """GET /synapses/resonance: the mind's knots resonating with `q`, strongest first (§5.6).
 
     `limit` knots whenever the net holds that many active knots that are anchor candidates or
-    reachable from the anchors: when spreading yields fewer, further anchor candidates (shell 0,
-    no path) fill the list. Raises ValidationFailed for an unknown mode. One pipeline-log span
-    `synapses.resonance` records the search vector, anchors, shells, paths and the outcome.
+    reachable from the anchors. `ranking` (default: the RESONANCE_RANKING setting): "relevance"
+    weighs every anchor candidate and every knot spreading reached by the query
+    (ranked_by_relevance); "seed" ranks the anchors and their spread by presence, and further
+    anchor candidates (shell 0, no path) only fill the list when spreading yields fewer. Raises
+    ValidationFailed for an unknown mode. One pipeline-log span `synapses.resonance` records the
+    search vector, anchors, shells, paths, factors and the outcome.
     """
     chosen = mode_resolve(mind, mode)
+    ranking = ranking or setting("RESONANCE_RANKING")
+    relevance = ranking == constants.RANKING_RELEVANCE
     with span("synapses.resonance", mind=mind) as log:
-        log.input({"q": q[:200], "mode": chosen.name, "intent": intent, "mood": mood, "limit": limit})
+        log.input({"q": q[:200], "mode": chosen.name, "intent": intent, "mood": mood, "limit": limit,
+                   "ranking": ranking})  # fmt: skip
         shift = search_vector(mind=mind, q=q, mode=chosen, intent=intent)
-        candidates = anchor_candidates(
-            mind_id=mind.pk,
-            q=q,
-            vector=shift.vector,
-            wanted=max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT,
-        )
+        if relevance:
+            per_list = max(limit, constants.RELEVANCE_MIN_CANDIDATES)
+            candidates = anchor_candidates(
+                mind_id=mind.pk, q=q, vector=shift.vector, wanted=2 * per_list, per_list=per_list
+            )
+        else:
+            candidates = anchor_candidates(
+                mind_id=mind.pk, q=q, vector=shift.vector,
+                wanted=max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT,
+            )  # fmt: skip
         as_reached = [
-            Reached(knot_id=c.knot_id, shell=0, weight_present=c.weight_present, emotion=c.emotion) for c in candidates
+            Reached(
+                knot_id=c.knot_id,
+                shell=0,
+                weight_present=c.weight_present,
+                emotion=c.emotion,
+                activation=c.score if relevance else 0.0,
+            )
+            for c in candidates
         ]
         anchors, reserve = as_reached[: constants.ANCHOR_COUNT], as_reached[constants.ANCHOR_COUNT :]
         log.decision(
             {
                 "decision": "anchors",
                 "anchors": [
-                    {"knot_id": c.knot_id, "cosine": round(c.cosine, 6), "text_match": c.text_match}
+                    {"knot_id": c.knot_id, "cosine": round(c.cosine, 6), "text_match": c.text_match,
+                     "score": round(c.score, 6)}
                     for c in candidates[: constants.ANCHOR_COUNT]
                 ],
-                "floor": constants.ANCHOR_FLOOR,
+                "floor": setting("ANCHOR_FLOOR"),
+                "candidates": len(candidates),
             }
+        )  # fmt: skip
+        reached = spread(
+            mind_id=mind.pk, anchors=anchors, hop_depth=chosen.hop_depth, vector=shift.vector, ranking=ranking
         )
-        reached = spread(mind_id=mind.pk, anchors=anchors, hop_depth=chosen.hop_depth)
         pool = [*anchors, *reached]
-        distinct = {r.knot_id for r in pool}
-        fill = [r for r in reserve if r.knot_id not in distinct][: max(0, limit - len(distinct))]
-        result = ranked([*pool, *fill], mood=mood, limit=limit)
+        if relevance:
+            own = {c.knot_id: c.score for c in candidates}
+            result = ranked_by_relevance([*as_reached, *reached], own=own, mood=mood, limit=limit)
+            anchor_ids = {r.knot_id for r in anchors}
+            filled = sum(1 for k in result if k.reached.shell == 0 and k.reached.knot_id not in anchor_ids)
+        else:
+            distinct = {r.knot_id for r in pool}
+            fill = [r for r in reserve if r.knot_id not in distinct][: max(0, limit - len(distinct))]
+            result = ranked([*pool, *fill], mood=mood, limit=limit)
+            filled = len(fill)
         details = _knot_details(mind.pk, [k.reached.knot_id for k in result]) if result else {}
         entity_ids = {e for row in details.values() for e in row["entities"]} | {
             e for k in result for step in k.reached.path for e in step.shared_entities
@@ -375,8 +454,9 @@ def resonance_of(*, mind: Mind, q: str, mode: str = "", intent: str = "", mood: 
         log.output(
             {
                 "outcome": "resonance" if items else ("empty" if anchors else "no_anchor"),
+                "ranking": ranking,
                 "shells": {str(s): sum(1 for r in pool if r.shell == s) for s in range(chosen.hop_depth + 1)},
-                "filled": len(fill),
+                "filled": filled,
                 "items": [
                     {"knot_id": i["knot_id"], "shell": i["shell"], "rank_weight": round(i["rank_weight"], 6),
                      "path": [step["edge_id"] for step in i["path"]]}
@@ -389,6 +469,7 @@ def resonance_of(*, mind: Mind, q: str, mode: str = "", intent: str = "", mood: 
         "hop_depth": chosen.hop_depth,
         "mode": chosen.name,
         "mood": mood,
+        "ranking": ranking,
         "gravity": {"factor": shift.factor, "cosine_to_raw": shift.cosine_to_raw, "outcome": shift.outcome},
         "items": items,
     }

@@ -18,6 +18,13 @@ GOLDEN = Path(__file__).parent.parent / "memories" / "golden"
 Q = "chocolate"
 
 
+@pytest.fixture(autouse=True)
+def _seed_ranking(settings):
+    """These worked examples are the original's ranking (presence × shell × sector); the
+    relevance ranking has its own (tests/synapses/test_resonance_relevance.py)."""
+    settings.SYNAPSE_RESONANCE_RANKING = "seed"
+
+
 def _far(axis: int) -> list[float]:
     return vector_at_cosine(Q, 0.0, axis=axis)
 

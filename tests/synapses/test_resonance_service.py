@@ -14,13 +14,19 @@ from memories.embedders import get_embedder
 from memories.models import EMBEDDING_DIMENSIONS, Memory
 from memoryproject.domain import ValidationFailed
 from pipelinelog.models import LogEntry
-from synapses import constants
 from synapses.geometry import damp
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
 from synapses.services.resonance import resonance_of
 from tests.synapses.resonance_nets import edge, knot_of, memory_of, query_vector, vector_at_cosine
 
 Q = "zebra"
+
+
+@pytest.fixture(autouse=True)
+def _seed_ranking(settings):
+    """These worked examples are the original's ranking (presence × shell × sector); the
+    relevance ranking has its own (tests/synapses/test_resonance_relevance.py)."""
+    settings.SYNAPSE_RESONANCE_RANKING = "seed"
 
 
 def _far(axis: int) -> list[float]:
@@ -138,12 +144,24 @@ def test_a_minds_own_mode_sets_the_depth(zoo):
     assert _ids(result) == [k["G"].pk] and result["hop_depth"] == 2
 
 
-def test_the_anchor_floor_admits_a_vector_hit_at_or_above_it_only(mind):
+def test_the_anchor_floor_and_the_gravity_threshold_are_the_embedders_calibrated_values(settings):
+    from synapses.config import setting
+
+    # The knot-pair cosines' p90 of the LoCoMo development split (docs/synapse-model.md §10), but
+    # hashing's floor near its p99 (measured on LoCoMo, docs/benchmarks.md).
+    settings.SYNAPSE_EMBEDDER = "hashing"
+    assert (setting("ANCHOR_FLOOR"), setting("GRAVITY_THRESHOLD")) == (0.50, 0.39)
+    settings.SYNAPSE_EMBEDDER = "sentence-transformers"
+    assert (setting("ANCHOR_FLOOR"), setting("GRAVITY_THRESHOLD")) == (0.56, 0.56)
+    settings.SYNAPSE_EMBEDDER = "openai"  # no calibrated row: the original's values
+    assert (setting("ANCHOR_FLOOR"), setting("GRAVITY_THRESHOLD")) == (0.40, 0.40)
+
+
+def test_the_anchor_floor_admits_a_vector_hit_at_or_above_it_only(mind, settings):
     m = mind.mind
-    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, constants.ANCHOR_FLOOR + 0.01, axis=1),
-                    present=5.0)  # fmt: skip
-    below = knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, constants.ANCHOR_FLOOR - 0.01, axis=2),
-                    present=9.0)  # fmt: skip
+    floor = settings.SYNAPSE_ANCHOR_FLOOR = 0.45
+    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, floor + 0.01, axis=1), present=5.0)
+    below = knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, floor - 0.01, axis=2), present=9.0)
     close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
     result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
     assert _ids(result) == [above.pk, close.pk]
@@ -261,8 +279,9 @@ def test_an_instruction_searches_with_the_raw_vector(zoo):
     assert result["gravity"]["factor"] == 0.0
 
 
-def test_gravity_can_bring_up_an_anchor_the_raw_query_misses(mind):
+def test_gravity_can_bring_up_an_anchor_the_raw_query_misses(mind, settings):
     m = mind.mind
+    settings.SYNAPSE_ANCHOR_FLOOR = 0.40  # the original's floor, which the numbers below were worked out for
     # The knot sits at cosine 0.35 to the raw query, below the floor. The goal lies halfway
     # between query and knot (cosine 0.8216 to both, so it counts with motivation 1).
     # werkstatt (f 0.05): cosine(shifted, knot) = 0.3662 / 0.9840 = 0.372 — still below.
