@@ -28,6 +28,7 @@ from memories.embedders import get_embedder
 from pipelinelog.spans import span
 from synapses import constants
 from synapses.config import setting
+from synapses.events import KnotEvent, knots_changed
 from synapses.geometry import damp
 from synapses.models import Knot, KnotPresence
 from synapses.services.triggers import knot_edges_recompute
@@ -224,6 +225,8 @@ def _reinforce(mind_id: str, used: list[Nearness], *, boost: float, now: datetim
                 activation_count=knot.activation_count,
                 edges_recomputed=2 * edges.pairs_written,
             )
+        if done:
+            knots_changed.send(sender=KnotEvent, event=KnotEvent.REINFORCED, mind_id=mind_id, knot_ids=tuple(done))
     return [done[item.knot_id] for item in used if item.knot_id in done]
 
 
