@@ -15,7 +15,7 @@ from django.http import HttpRequest
 
 from memoryproject.domain import Conflict, ValidationFailed
 from synapses.constants import LAYERS
-from synapses.models import Edge, Entity, Goal, Knot, PromotionAttempt
+from synapses.models import DecayRun, Edge, Entity, Goal, Knot, PromotionAttempt
 from synapses.services.entity_changes import entity_merge
 from synapses.services.goals import goal_update
 from synapses.services.presence import knots_deactivate
@@ -39,6 +39,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 def _exact_ids(term: str) -> list[int]:
     """The whole numbers of a search term that fit a bigint (an id search never errors on text)."""
     return [int(word) for word in term.split() if word.isdigit() and len(word) <= 18]
+
+
+@admin.register(DecayRun)
+class DecayRunAdmin(ReadOnlyAdmin):
+    list_display = ["ran_at", "knots_decayed", "knots_deactivated", "rate", "min_weight"]
+    date_hierarchy = "ran_at"
+    ordering = ["-ran_at"]
 
 
 @admin.register(PromotionAttempt)

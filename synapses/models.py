@@ -276,3 +276,24 @@ class PromotionAttempt(models.Model):
     def __str__(self) -> str:
         state = "parked" if self.parked_at else "retrying"
         return f"{self.memory_id}: {self.attempts} failed ({state})"
+
+
+class DecayRun(models.Model):
+    """One finished run of the daily decay (every mind's net at once): what /memory/health and the
+    dashboard report as `last_decay_at`. Written in the decay's own transaction, so a run killed
+    half-way leaves neither its updates nor its row."""
+
+    # The run's `now`: the instant every active presence was decayed to.
+    ran_at = models.DateTimeField()
+    # The decay rate (1/day) and the minimum presence (weight units) it used.
+    rate = models.FloatField()
+    min_weight = models.FloatField()
+    knots_decayed = models.PositiveBigIntegerField()
+    knots_deactivated = models.PositiveBigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["-ran_at"], name="decayrun_ran_at_idx")]
+
+    def __str__(self) -> str:
+        decayed, deactivated = self.knots_decayed, self.knots_deactivated
+        return f"decay at {self.ran_at:%Y-%m-%d %H:%M}: {decayed} knots, {deactivated} deactivated"

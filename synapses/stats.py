@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.models import Avg, Count, Exists, F, Max, Min, OuterRef, Q
 
 from memories.models import Memory, current_filter
-from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot, PromotionAttempt
+from synapses.models import DecayRun, Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot, PromotionAttempt
 
 
 def net_service_counts() -> dict[str, int]:
@@ -91,10 +91,16 @@ def mind_net_health(mind_id: str, now: datetime) -> dict[str, Any]:
     }
 
 
+def last_decay_at() -> datetime | None:
+    """When the daily decay last finished (it decays every mind's net at once); None before the first run."""
+    return DecayRun.objects.order_by("-ran_at").values_list("ran_at", flat=True).first()
+
+
 def minds_net_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[str, Any]]:
     """The dashboard's promotion health of many minds, three queries for any number of them: the
     pending memories and the age of the oldest (as `mind_net_health`), the parked versions (as
-    `mind_promotion_health`) and when each mind's last memory was promoted."""
+    `mind_promotion_health`), when each mind's last memory was promoted, and when the decay last
+    ran (one more query, the same for every mind)."""
     linked = MemoryKnot.objects.filter(
         mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
     )
@@ -112,8 +118,15 @@ def minds_net_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[s
         .annotate(count=Count("pk"))
     )
     last = MemoryKnot.objects.filter(mind_id__in=mind_ids).values("mind_id").annotate(last=Max("created_at"))
+    decayed_at = last_decay_at()
     health: dict[str, dict[str, Any]] = {
-        mind_id: {"pending_promotion": 0, "oldest_pending_age_seconds": None, "parked": 0, "last_promotion_at": None}
+        mind_id: {
+            "pending_promotion": 0,
+            "oldest_pending_age_seconds": None,
+            "parked": 0,
+            "last_promotion_at": None,
+            "last_decay_at": decayed_at,
+        }
         for mind_id in mind_ids
     }
     for row in pending:

@@ -72,7 +72,7 @@ def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
         "memories": counts["memories"],
         "pending_promotion": counts["pending"],
         "oldest_pending_age_seconds": max(0, int((now - oldest).total_seconds())) if oldest else None,
-        # The promotion and decay jobs arrive with the synapse model; until then they never ran.
+        # The promotion and decay jobs are the net's: its part below replaces these (None: never ran).
         "last_promotion_at": None,
         "last_decay_at": None,
         "worker_alive": worker_alive(),

@@ -21,7 +21,7 @@ from pipelinelog.services import prune_log
 from pipelinelog.spans import span
 from synapses.config import setting
 from synapses.constants import SECONDS_PER_DAY
-from synapses.models import KnotPresence
+from synapses.models import DecayRun, KnotPresence
 
 # The presence table's name as the model declares it (the span records it too).
 _PRESENCE_TABLE = KnotPresence._meta.db_table
@@ -52,7 +52,7 @@ class DecayResult:
 
 
 def presence_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[int, int]:
-    """The decay statement alone: (knots decayed, knots deactivated). One transaction."""
+    """The decay statement and the record of its run: (knots decayed, knots deactivated). One transaction."""
     if rate < 0 or min_weight < 0:
         raise ValueError(f"rate and min_weight must be 0 or more (got rate={rate}, min_weight={min_weight})")
     with transaction.atomic(), connection.cursor() as cursor:
@@ -60,6 +60,9 @@ def presence_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[in
             _DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
         )
         decayed, deactivated = cursor.fetchone()
+        DecayRun.objects.create(
+            ran_at=now, rate=rate, min_weight=min_weight, knots_decayed=decayed, knots_deactivated=deactivated
+        )
     return decayed, deactivated
 
 

@@ -55,6 +55,7 @@ from synapses.selectors import net_hnsw_settings, vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import explicit_names_create, memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
+from synapses.stats import last_decay_at
 
 logger = logging.getLogger(__name__)
 
@@ -627,7 +628,8 @@ def memories_promote(
 
 def mind_promotion_health(mind_id: str, now: datetime) -> dict[str, object]:
     """/memory/health's promotion part: the mind's parked memory versions (of the memories' current
-    content; the newest PARKED_IDS_SHOWN ids) and when its last memory was promoted. Three queries."""
+    content; the newest PARKED_IDS_SHOWN ids), when its last memory was promoted and when the decay
+    last ran (for every mind at once). Four queries."""
     parked = PromotionAttempt.objects.filter(
         mind_id=mind_id, parked_at__isnull=False, memory__content_hash=F("content_hash")
     ).order_by("-parked_at", "memory_id")
@@ -636,4 +638,5 @@ def mind_promotion_health(mind_id: str, now: datetime) -> dict[str, object]:
         "parked": parked.count(),
         "parked_memory_ids": list(parked.values_list("memory_id", flat=True)[:PARKED_IDS_SHOWN]),
         "last_promotion_at": last.first(),
+        "last_decay_at": last_decay_at(),
     }

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django_q.models import Schedule
 
 from pipelinelog.models import LogEntry
-from synapses.models import Edge, KnotPresence
+from synapses.models import DecayRun, Edge, KnotPresence
 from synapses.services.decay import knots_decay
 from synapses.services.presence import knot_half_reactivate
 from synapses.tasks import knots_decay as knots_decay_task
@@ -146,3 +146,23 @@ def test_syncing_the_schedules_makes_one_daily_job_for_decay_and_retention(db):
     schedule = Schedule.objects.get(name="synapse:synapses-decay")
     assert (schedule.func, schedule.schedule_type) == ("synapses.tasks.knots_decay", Schedule.DAILY)
     assert not Schedule.objects.filter(name="synapse:pipelinelog-prune").exists()
+
+
+def test_each_finished_run_is_recorded_and_health_reports_the_last(mind):
+    assert mind.agent.get("/memory/health").json()["last_decay_at"] is None  # never ran
+    knot_make(memory_make(mind.mind, key="fading"), weight_anchor=0.2, reinforced_at=NOW - timedelta(days=60))
+    knot_make(memory_make(mind.mind, key="strong"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=60))
+
+    knots_decay(rate=0.02, min_weight=0.1, now=NOW)
+    knots_decay(rate=0.02, min_weight=0.1, now=NOW + timedelta(days=1))
+
+    runs = DecayRun.objects.order_by("ran_at").values_list("ran_at", "rate", "min_weight", "knots_decayed",
+                                                           "knots_deactivated")  # fmt: skip
+    assert list(runs) == [(NOW, 0.02, 0.1, 2, 1), (NOW + timedelta(days=1), 0.02, 0.1, 1, 0)]
+    assert mind.agent.get("/memory/health").json()["last_decay_at"] == "2026-06-02T03:00:00Z"
+
+
+def test_a_refused_run_records_nothing(mind):
+    with pytest.raises(ValueError):
+        knots_decay(rate=-0.1, min_weight=0.1, now=NOW)
+    assert not DecayRun.objects.exists()

@@ -20,7 +20,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memories.models import EMBEDDING_DIMENSIONS
-from synapses.models import KnotPresence
+from synapses.models import DecayRun, KnotPresence
 from tests.synapses.conftest import memory_make
 
 REPO = Path(__file__).resolve().parents[2]
@@ -112,6 +112,7 @@ def test_a_decay_killed_mid_run_leaves_every_knot_as_it_was_and_the_next_run_dec
 
     untouched = KnotPresence.objects.filter(decayed_at=reinforced_at, weight_present=5.0, is_active=True).count()
     assert untouched == KNOTS
+    assert not DecayRun.objects.exists()  # the killed run left no record of itself either
 
     # Nothing was left half-done: the next run decays every knot once, from where it was.
     subprocess.run(
@@ -125,3 +126,4 @@ def test_a_decay_killed_mid_run_leaves_every_knot_as_it_was_and_the_next_run_dec
     decayed = KnotPresence.objects.exclude(decayed_at=reinforced_at)
     assert decayed.count() == KNOTS
     assert all(abs(p - 2.7441) < 0.001 for p in decayed.values_list("weight_present", flat=True))
+    assert list(DecayRun.objects.values_list("knots_decayed", "knots_deactivated")) == [(KNOTS, 0)]

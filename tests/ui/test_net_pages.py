@@ -300,7 +300,8 @@ def test_entity_posts_without_a_csrf_token_are_refused(owner, net):
 # --- recall explained -----------------------------------------------------------------------------
 
 
-def test_recall_shows_the_agent_s_text_and_explains_each_resonance_path(reader, net):
+def test_recall_shows_the_agent_s_text_and_explains_each_resonance_path(reader, net, settings):
+    settings.SYNAPSE_RESONANCE_RANKING = "seed"  # the ranking this net's numbers were worked out for
     mind, knots = net["mind"].mind, net["knots"]
     response = logged_in(reader).get(f"/app/minds/{mind.pk}/recall/", {"q": QUERY})
     assert response.status_code == 200
@@ -320,6 +321,15 @@ def test_recall_shows_the_agent_s_text_and_explains_each_resonance_path(reader, 
     body = response.content.decode()
     assert "9.0000</code> presence × <code>0.75</code> shell 1" in body
     _assert_page_keeps_to_its_policy(response)
+
+
+def test_recall_under_the_relevance_ranking_explains_the_rank_as_relevance_not_presence(reader, net, settings):
+    settings.SYNAPSE_RESONANCE_RANKING = "relevance"
+    response = logged_in(reader).get(f"/app/minds/{net['mind'].mind.pk}/recall/", {"q": QUERY})
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "its relevance to the query" in body and "(ranking <code>relevance</code>)" in body
+    assert "presence × <code>" not in body  # the seed's formula would not give these rank weights
 
 
 @pytest.mark.parametrize(
