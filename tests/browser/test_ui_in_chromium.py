@@ -69,6 +69,21 @@ def test_an_issued_key_is_shown_once_and_works_for_the_agent(live_server, page, 
     assert answer.status == 200
 
 
+def test_a_person_opens_the_trace_of_what_the_agent_did(live_server, page, owner, mind):
+    memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
+    turn_id = Memory.objects.get(pk=memory_id).turn_id
+    _log_in(page, live_server.url, "owner@example.com")
+
+    page.goto(f"{live_server.url}/app/log/?mind={mind.mind.pk}")
+    page.locator(f'a[href^="/app/log/{turn_id}/"]').click()
+
+    expect(page.get_by_role("heading", level=1)).to_contain_text(turn_id)
+    spans = page.locator("details.span")
+    expect(spans.first).to_be_visible()
+    assert spans.count() >= 1
+    expect(page.locator("main")).to_contain_text("Anna is my sister")  # the stored content, in the span's rows
+
+
 def test_a_read_share_sees_no_verify_button_and_is_refused_when_it_posts_anyway(live_server, page, reader, mind):
     memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
     _log_in(page, live_server.url, "reader@example.com")
