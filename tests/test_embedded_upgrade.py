@@ -33,7 +33,7 @@ from memoryproject.embedded_upgrade import (
 ROOT = Path(__file__).resolve().parent.parent
 # The newest memories migration PostgreSQL 16 with pgvector 0.6 can take (0008 creates btree_gin).
 LAST_MEMORIES_MIGRATION_ON_16 = "0007_memory_salience_given"
-APPS_MIGRATED_ON_16 = ("minds", "pipelinelog", "django_q", "sessions", "admin")
+APPS_MIGRATED_ON_16 = ("minds", "pipelinelog", "webhooks", "django_q", "sessions", "admin")
 MEMORY_COUNT = 20
 
 # Run through `manage.py shell -c` against the PostgreSQL 16 server: a user, a mind with two keys,
