@@ -255,6 +255,10 @@ def test_a_text_answer_has_the_lines_shown_in_order_with_any_numbers():
 def test_every_command_of_the_four_documents_runs_as_written_against_a_live_server(var_dir):  # noqa: F811
     port = _free_port()
     env = _make_env(var_dir)
+    if "DATABASE_URL" in env:
+        # CI's second run points everything at an external server; a person doing so sets SECRET_KEY
+        # or DEBUG (the settings refuse neither), and the commands must reach the server's database.
+        env["DEBUG"] = "true"
     served = Served(var_dir, port)
     ran = 0
     try:
