@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 from rest_framework_simplejwt.tokens import RefreshToken
 
@@ -24,6 +25,16 @@ def jwt_for(user) -> str:
 def client_with_token(token: str) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+@pytest.fixture
+def staff(django_user_model) -> Client:
+    """A superuser logged in to the Django admin (by session)."""
+    user = django_user_model.objects.create_superuser(username="root@example.com", email="root@example.com",
+                                                      password="x")  # fmt: skip
+    client = Client()
+    client.force_login(user)
     return client
 
 

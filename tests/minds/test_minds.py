@@ -415,13 +415,6 @@ def test_a_share_of_another_mind_answers_404_through_this_mind(owner, mind, outs
 # --- Admin ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def staff(client):
-    superuser = User.objects.create_superuser("root@example.com", "root@example.com", "x")
-    client.force_login(superuser)
-    return client
-
-
 def test_the_admin_key_page_never_shows_the_digest(staff, mind):
     key = MindKey.objects.get(mind=mind.mind)
 

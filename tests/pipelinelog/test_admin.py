@@ -6,20 +6,11 @@ import uuid
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.pipelinelog.factories import log_row
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff(django_user_model) -> Client:
-    user = django_user_model.objects.create_superuser(username="root", email="root@example.com", password="x")
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_changelist_searches_by_turn_and_span_and_filters(staff, mind):

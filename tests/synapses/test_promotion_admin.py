@@ -1,23 +1,12 @@
 """The admin shows the net read-only; a parked attempt can be deleted, which un-parks its memory."""
 
 import pytest
-from django.test import Client
 
 from synapses.models import PromotionAttempt
 from synapses.services.promotion import memories_promote
 from tests.synapses.promotion_rows import memory_stored
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff(django_user_model) -> Client:
-    user = django_user_model.objects.create_superuser(
-        username="root@example.com", email="root@example.com", password="x"
-    )
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_pages_of_knots_entities_and_attempts_load_and_offer_no_add(staff, mind):

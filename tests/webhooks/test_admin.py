@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.admin.utils import quote
-from django.test import Client
 from django.urls import reverse
 
 from webhooks.models import WebhookDelivery
@@ -12,16 +11,6 @@ from webhooks.services.hooks import webhook_create
 from webhooks.tasks import webhook_deliver
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff(django_user_model) -> Client:
-    user = django_user_model.objects.create_superuser(
-        username="root@example.com", email="root@example.com", password="x"
-    )
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_admin_lists_every_attempt_with_its_status_code_and_error(
