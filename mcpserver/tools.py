@@ -39,10 +39,10 @@ from memoryproject.pagination import LimitOffsetPaging
 from minds.access import Access, caller_of
 from minds.principals import AgentPrincipal
 from pipelinelog.spans import current_turn_id_or_blank
-from synapses.api.resonance_serializers import ResonanceQuerySerializer, ResonanceSerializer
+from synapses.api.resonance_serializers import ResonanceQuerySerializer
+from synapses.api.resonance_views import resonance_answer
 from synapses.api.serializers import UsageReportSerializer, UsedInputSerializer
 from synapses.services.reinforcement import knots_used_reinforce
-from synapses.services.resonance import mind_modes, resonance_of
 
 
 @dataclass(frozen=True)
@@ -132,19 +132,7 @@ def search(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
 
 
 def resonance(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
-    modes, _ = mind_modes(agent.mind)
-    params = query_params(
-        ResonanceQuerySerializer, ToolQuery(arguments, ResonanceQuerySerializer), context={"modes": modes}
-    )
-    result = resonance_of(
-        mind=agent.mind,
-        q=params["q"],
-        mode=params.get("mode", ""),
-        intent=params.get("intent", ""),
-        mood=params.get("mood", ""),
-        limit=params["limit"],
-    )
-    return _json(ResonanceSerializer(result).data)
+    return _json(resonance_answer(agent.mind, ToolQuery(arguments, ResonanceQuerySerializer)))
 
 
 # --- used ------------------------------------------------------------------------------------

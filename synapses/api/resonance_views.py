@@ -25,6 +25,23 @@ from synapses.services.resonance import mind_modes, resonance_lines, resonance_o
 RECALL_SECTION_NAME = "resonance"
 
 
+def resonance_answer(mind, request) -> dict:
+    """The body of GET /synapses/resonance for an authorized `mind`: `request`'s query (a DRF
+    request, or anything with `query_params`, as the MCP tool passes) checked against the mind's
+    modes, then resonated and serialized. One home for the API and the MCP tool."""
+    modes, _ = mind_modes(mind)
+    params = query_params(ResonanceQuerySerializer, request, context={"modes": modes})
+    result = resonance_of(
+        mind=mind,
+        q=params["q"],
+        mode=params.get("mode", ""),
+        intent=params.get("intent", ""),
+        mood=params.get("mood", ""),
+        limit=params["limit"],
+    )
+    return ResonanceSerializer(result).data
+
+
 class ResonanceView(APIView):
     @extend_schema(
         parameters=[ResonanceQuerySerializer],
@@ -34,17 +51,7 @@ class ResonanceView(APIView):
         """The mind's knots that resonate with `q`: anchors found by the query (vector and full
         text), their associations by spreading activation, ranked by presence, shell and mood."""
         mind, _ = mind_from_request(request, need=Access.READ)
-        modes, _ = mind_modes(mind)
-        params = query_params(ResonanceQuerySerializer, request, context={"modes": modes})
-        result = resonance_of(
-            mind=mind,
-            q=params["q"],
-            mode=params.get("mode", ""),
-            intent=params.get("intent", ""),
-            mood=params.get("mood", ""),
-            limit=params["limit"],
-        )
-        return Response(ResonanceSerializer(result).data)
+        return Response(resonance_answer(mind, request))
 
 
 class ModesView(APIView):
