@@ -31,8 +31,10 @@ def django_setup(*, embedder: str = "hashing") -> None:
     import django
 
     django.setup()
-    # django-q2 logs every enqueued task at INFO; thousands of stores would bury the table.
+    # django-q2 logs every enqueued task at INFO, Django every 404 at WARNING (the request floor
+    # is one): thousands of lines would bury the tables.
     logging.getLogger("django-q").setLevel(logging.WARNING)
+    logging.getLogger("django.request").setLevel(logging.ERROR)
 
 
 def _maintenance_connection():

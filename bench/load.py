@@ -14,6 +14,10 @@ recalling and searching in turn. Two scenarios:
   The agents' recall p95 there against `agents` says how much two long requests slow the rest
   (goal: within RECALL_SLOWDOWN_GOAL).
 
+Then, on serve's configuration only, the client levels (`--clients`, default 1, 2, 4, 8, 16 and
+50 agents, `--level-seconds` each, one server for the sweep): throughput and p95 per operation
+at each level — where adding clients stops adding throughput and only adds waiting.
+
 Every acknowledged write (a 201 store, every id of a 200 sync) is looked up in the database
 afterwards: a missing one is a lost write. Any answer that is not a 2xx, or a broken
 connection, is an error. The semantic embedder (sentence-transformers) is measured too when it
@@ -59,6 +63,9 @@ OPERATIONS = ("store", "recall", "search", "sync")
 AGENT_CYCLE = ("store", "recall", "store", "search")
 SEARCH_WORDS = ("deploy", "database", "release notes", "customer call", "backup")
 ERRORS_KEPT = 5  # examples of errors kept in the results
+# The client levels of the throughput sweep (agents at once) and the length of each level (s).
+DEFAULT_CLIENT_LEVELS = (1, 2, 4, 8, 16, 50)
+DEFAULT_LEVEL_SECONDS = 10.0
 
 
 def _configurations() -> list[tuple[str, str, int, int]]:
@@ -243,6 +250,44 @@ def _run_embedder(embedder: str, options: argparse.Namespace, database_url: str)
     return results
 
 
+def _run_levels(embedder: str, options: argparse.Namespace, database_url: str) -> list[dict]:
+    """The throughput sweep: serve's configuration, one server, each client level in turn."""
+    label, worker_class, workers, threads = _configurations()[0]
+    env = _server_env(embedder, database_url, "bench-levels-" + secrets.token_urlsafe(40))
+    port = _free_port()
+    server = _start_server(port, worker_class, workers, threads, env)
+    levels = []
+    try:
+        keys = _mind_keys(port, max(options.clients))
+        for clients in options.clients:
+            result = _run_scenario(port, keys[:clients], [], options.level_seconds)
+            levels.append({"embedder": embedder, "configuration": label, "clients": clients, **result})
+            print(
+                f"{embedder} {label} {clients:>3} clients: {result['agent_requests_per_second']} req/s, "
+                f"{result['errors']} errors, {result['lost_writes']} lost",
+                flush=True,
+            )
+    finally:
+        _stop_server(server)
+    return levels
+
+
+def _levels_table(levels: list[dict]) -> str:
+    lines = [
+        "| embedder | clients | req/s | store /s · p95 ms | recall /s · p95 ms | search /s · p95 ms "
+        "| errors | writes acknowledged / lost |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for level in levels:
+        operations = level["operations"]
+        lines.append(
+            f"| {level['embedder']} | {level['clients']} | {level['agent_requests_per_second']} "
+            f"| {_cell(operations['store'])} | {_cell(operations['recall'])} | {_cell(operations['search'])} "
+            f"| {level['errors']} | {level['acknowledged_writes']:,} / {level['lost_writes']} |"
+        )
+    return "\n".join(lines)
+
+
 def _slowdowns(results: list[dict]) -> list[dict]:
     """The agents' recall p95 with the syncs against without them, per embedder, configuration, round."""
     by_key = {(r["embedder"], r["configuration"], r["round"], bool(r["operations"].get("sync"))): r for r in results}
@@ -318,10 +363,20 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="SYNAPSE_EMBEDDER values (default: hashing, and sentence-transformers when installed)",
     )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        nargs="*",
+        default=list(DEFAULT_CLIENT_LEVELS),
+        help="client levels of the throughput sweep (none: no sweep)",
+    )
+    parser.add_argument("--level-seconds", type=float, default=DEFAULT_LEVEL_SECONDS, help="length of each level")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/load-*.json")
     options = parser.parse_args(argv)
     if options.agents < 1 or options.seconds <= 0 or options.rounds < 1:
         parser.error("--agents and --rounds must be at least 1, --seconds more than 0.")
+    if any(clients < 1 for clients in options.clients) or options.level_seconds <= 0:
+        parser.error("--clients must be at least 1 each, --level-seconds more than 0.")
     embedders = options.embedder or ["hashing"]
     semantic_installed = importlib.util.find_spec("sentence_transformers") is not None
     if not options.embedder and semantic_installed:
@@ -341,12 +396,20 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     try:
         results = [result for embedder in embedders for result in _run_embedder(embedder, options, database_url)]
+        levels = (
+            [level for embedder in embedders for level in _run_levels(embedder, options, database_url)]
+            if options.clients
+            else []
+        )
     finally:
         database_drop(LOAD_DATABASE)
     slowdowns = _slowdowns(results)
     load_after = os.getloadavg()
     print()
     print(_table(results, slowdowns))
+    if levels:
+        print()
+        print(_levels_table(levels))
     print(
         f"\nMachine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
         f"{', '.join(f'{v:.2f}' for v in load_before)}, after {', '.join(f'{v:.2f}' for v in load_after)}"
@@ -362,12 +425,15 @@ def main(argv: list[str] | None = None) -> int:
             "agent_cycle": list(AGENT_CYCLE),
             "embedders": embedders,
             "semantic_installed": semantic_installed,
+            "client_levels": options.clients,
+            "level_seconds": options.level_seconds,
         },
         "machine": {"cpu_count": os.cpu_count(), "load_average_before": load_before, "load_average_after": load_after},
         "results": results,
         "recall_slowdown": slowdowns,
+        "levels": levels,
     }
     if not options.no_save:
         result_save("load", report, started=started)
-    failed = any(r["errors"] or r["lost_writes"] for r in results)
+    failed = any(r["errors"] or r["lost_writes"] for r in results + levels)
     return 1 if failed else 0

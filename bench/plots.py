@@ -4,6 +4,8 @@
   SQL it runs and the bare HNSW top 10 beside it (bench/results/latency-latest.json).
 - `docs/bench-locomo.png`: recall@k per category per system (bench/results/locomo-latest.json),
   when that file exists.
+- `docs/bench-throughput.png`: requests per second and p95 per operation against concurrent
+  clients over HTTP (the client levels of bench/results/load-latest.json), when it has them.
 
 matplotlib is an optional requirement (requirements-bench.txt); without it this says so and stops.
 """
@@ -94,10 +96,38 @@ def locomo_plot(result: dict, out: Path, *, k: int = 10) -> None:
     plt.close(figure)
 
 
+def throughput_plot(result: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (rate_axis, p95_axis) = plt.subplots(1, 2, figsize=(PANEL_INCHES[0] * 2, PANEL_INCHES[1]))
+    for embedder in dict.fromkeys(level["embedder"] for level in result["levels"]):
+        levels = sorted((lv for lv in result["levels"] if lv["embedder"] == embedder), key=lambda lv: lv["clients"])
+        clients = [level["clients"] for level in levels]
+        rate_axis.plot(clients, [level["agent_requests_per_second"] for level in levels], marker="o", label=embedder)
+        for operation in ("store", "recall", "search"):
+            # A level where no request of the operation finished has no p95: a gap, not a zero.
+            p95 = [level["operations"][operation]["p95_ms"] or float("nan") for level in levels]
+            p95_axis.plot(clients, p95, marker="o", label=f"{operation} ({embedder})")
+    for axis, label in ((rate_axis, "requests / s"), (p95_axis, "p95 ms")):
+        axis.set_xscale("log")
+        axis.set_xlabel("concurrent clients")
+        axis.set_ylabel(label)
+        axis.grid(True, alpha=0.3)
+        axis.legend(fontsize="small")
+    figure.suptitle(f"Throughput against clients over HTTP ({result['started_at'][:16]})")
+    figure.tight_layout()
+    figure.savefig(out, dpi=DPI)
+    plt.close(figure)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench plots", description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=Path, default=RESULTS_DIR / "latency-latest.json")
     parser.add_argument("--locomo", type=Path, default=RESULTS_DIR / "locomo-latest.json")
+    parser.add_argument("--load", type=Path, default=RESULTS_DIR / "load-latest.json")
     parser.add_argument("--out", type=Path, default=DOCS_DIR)
     args = parser.parse_args(argv)
     if importlib.util.find_spec("matplotlib") is None:
@@ -112,6 +142,11 @@ def main(argv: list[str]) -> int:
         if result.get("systems") and all("by_category" in system for system in result["systems"].values()):
             locomo_plot(result, args.out / "bench-locomo.png")
             written.append("bench-locomo.png")
+    if args.load.exists():
+        result = json.loads(args.load.read_text())
+        if result.get("levels"):
+            throughput_plot(result, args.out / "bench-throughput.png")
+            written.append("bench-throughput.png")
     print("Plots: " + (", ".join(str(args.out / name) for name in written) if written else "no results to plot yet."))
     return 0
 
