@@ -99,13 +99,13 @@ SELECT count(*),
 
 @dataclass
 class NetFacts:
-    """What one promotion batch learned of the net and keeps for the rest of its transaction.
+    """What one promotion run learned of the net and keeps for its later memories and batches.
 
-    Both facts only grow truer under the batch's own writes, which only add knots: a mind found
+    Both facts only grow truer under promotion's own writes, which only add knots: a mind found
     above the exact-scan bound stays above it (its plan is HNSW without counting again), and an
     entity counted up to a probe stays carried by at least that many knots (a common entity is
     not counted again). Only another transaction deleting knots (a memory deleted, entities
-    merged) could make one stale, and then for the few seconds the batch lasts.
+    merged) could make one stale, and then only until the run ends (one sweep: seconds).
     """
 
     # Minds whose knots (all of them: the match test's count) exceeded SYNAPSE_EXACT_SCAN_MAX_ROWS.

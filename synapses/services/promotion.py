@@ -587,12 +587,13 @@ _PROMOTED = frozenset({Outcome.CREATED, Outcome.DUPLICATE, Outcome.REACTIVATED})
 
 
 def _batch_promote(
-    candidates: list[Candidate], *, now_all: bool, size: int
+    candidates: list[Candidate], *, now_all: bool, size: int, facts: NetFacts | None = None
 ) -> tuple[list[str], list[PromotionOutcome]]:
     """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
     statement, the batch's new entity names, each memory in its savepoint, one `knot.created` per
     mind, one UPDATE of their promoted_at, one commit. What the batch learns of the net on the way
-    (synapses.selectors.NetFacts) spares its later memories the same counts. The ids claimed (in
+    (synapses.selectors.NetFacts; `facts`, the run's, when given) spares its later memories, and
+    the run's later batches, the same counts. The ids claimed (in
     promotion order) and their outcomes; it stops after a deferred memory (the embedder is down),
     leaving the rest of the batch pending.
 
@@ -609,7 +610,7 @@ def _batch_promote(
             return [], []
         _locks_take(claimed)
         created_keys = _entities_create(claimed, now)
-        facts = NetFacts()
+        facts = facts if facts is not None else NetFacts()
         for memory in claimed:
             keys = created_keys.get(memory.mind_id, set())
             candidate = by_id[memory.pk]
@@ -672,8 +673,9 @@ def memories_promote(
     summary = PromotionSummary(selected=len(candidates), not_pending=len(ids) - len(candidates) if ids else 0)
     remaining = candidates
     size = PROMOTION_CLAIM_SIZE
+    facts = NetFacts()  # what the run's batches learn of the net, kept for its later ones
     while remaining:
-        claimed, results = _batch_promote(remaining, now_all=now_all, size=size)
+        claimed, results = _batch_promote(remaining, now_all=now_all, size=size, facts=facts)
         if not claimed:  # the rest is held by other workers, or they promoted it meanwhile
             summary.skipped += len(remaining)
             break
