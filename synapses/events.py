@@ -18,4 +18,5 @@ class KnotEvent(StrEnum):
 
 
 # Sent with event (a KnotEvent), mind_id and knot_ids (a tuple of knot ids), sender=KnotEvent.
+# Promotion sends one `created` per batch and mind, naming every knot the batch created there.
 knots_changed = Signal()

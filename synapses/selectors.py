@@ -18,7 +18,7 @@ SET LOCAL) and one UNION statement that returns each candidate once with its cos
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -97,6 +97,30 @@ SELECT count(*),
 """
 
 
+@dataclass
+class NetFacts:
+    """What one promotion run learned of the net and keeps for its later memories and batches.
+
+    Both facts only grow truer under promotion's own writes, which only add knots: a mind found
+    above the exact-scan bound stays above it (its plan is HNSW without counting again), and an
+    entity counted up to a probe stays carried by at least that many knots (a common entity is
+    not counted again). Only another transaction deleting knots (a memory deleted, entities
+    merged) could make one stale, and then only until the run ends (one sweep: seconds).
+    """
+
+    # Minds whose knots (all of them: the match test's count) exceeded SYNAPSE_EXACT_SCAN_MAX_ROWS.
+    knots_above_bound: set[str] = field(default_factory=set)
+    # Minds whose active knots (edge formation's count) exceeded SYNAPSE_EXACT_SCAN_MAX_ROWS.
+    active_above_bound: set[str] = field(default_factory=set)
+    # Entity id → the carriers counted for it (knots, up to the probe of that count).
+    carriers_at_least: dict[int, int] = field(default_factory=dict)
+
+    def carriers_known(self, entity: int, probe: int) -> int | None:
+        """The entity's carriers counted up to `probe` when a count already reached it, else None."""
+        counted = self.carriers_at_least.get(entity, 0)
+        return probe if counted >= probe > 0 else None
+
+
 @dataclass(frozen=True)
 class KnotPlan:
     vector_plan: VectorPlan
@@ -104,26 +128,46 @@ class KnotPlan:
 
 
 def knot_vector_plan(
-    *, mind_id: str, candidates: int, entities: Sequence[int] = (), carriers_probe: int = 0
+    *,
+    mind_id: str,
+    candidates: int,
+    entities: Sequence[int] = (),
+    carriers_probe: int = 0,
+    facts: NetFacts | None = None,
 ) -> KnotPlan:
     """Choose the plan of this transaction's nearest-knot search and set its HNSW settings; count
     the carriers of `entities` up to `carriers_probe` on the way.
 
-    Call inside the transaction that runs the search: the settings are local to it.
+    With `facts` (a promotion batch's), a mind it knows above the bound is not counted again, nor
+    an entity whose carriers reached the probe; what this call counts is added to them. Call
+    inside the transaction that runs the search: the settings are local to it.
     """
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    known_above = facts is not None and mind_id in facts.active_above_bound
+    known: dict[int, int] = {}  # entity → carriers the batch already counted up to the probe
+    if facts is not None:
+        for entity in entities:
+            if (count := facts.carriers_known(entity, carriers_probe)) is not None:
+                known[entity] = count
+    counted = [entity for entity in entities if entity not in known]
     params = {
         "mind_id": mind_id,
-        "probe": bound + 1,
-        "entities": list(entities),
+        "probe": 0 if known_above else bound + 1,
+        "entities": counted,
         "carriers_probe": carriers_probe,
         **net_hnsw_settings(candidates),
     }
     with connection.cursor() as cursor:
         cursor.execute(_PLAN_SQL.format(presence=KnotPresence._meta.db_table, knot=Knot._meta.db_table), params)
         active, carriers = cursor.fetchone()[:2]
-    plan = VectorPlan.EXACT if active <= bound else VectorPlan.HNSW
-    return KnotPlan(vector_plan=plan, carriers=dict(zip(entities, carriers or (), strict=False)))
+    carriers_of = {**known, **dict(zip(counted, carriers or (), strict=False))}
+    above = known_above or active > bound
+    if facts is not None:
+        if above:
+            facts.active_above_bound.add(mind_id)
+        for entity in counted:
+            facts.carriers_at_least[entity] = max(facts.carriers_at_least.get(entity, 0), carriers_of.get(entity, 0))
+    return KnotPlan(vector_plan=VectorPlan.HNSW if above else VectorPlan.EXACT, carriers=carriers_of)
 
 
 # Adding zero makes an expression the HNSW index cannot deliver: the exact plan computes every
@@ -134,23 +178,40 @@ _NEAREST_ORDER = {
 }
 
 # The mind's active knots other than the one whose edges are formed (and, when rebuilding, only
-# those formed before it).
+# those formed before it), in two forms. The nearest-vector list joins the presence table: its
+# exact plan reads every active knot of a small mind anyway. The layer lists probe each knot
+# they find by the presence's primary key (a scalar subquery is a per-row probe the planner
+# cannot turn into a hash join): measured at 100,000 knots, the timeline list's hash join read
+# all 100,000 presence rows to keep the 1,532 knots of its time window.
 _ACTIVE_OTHERS = """FROM {knot} k JOIN {presence} p ON p.knot_id = k.id
     WHERE k.mind_id = %(mind_id)s AND p.is_active AND k.id <> %(knot_id)s {before}"""
+_ACTIVE_OTHERS_PROBED = """FROM {knot} k
+    WHERE k.mind_id = %(mind_id)s AND k.id <> %(knot_id)s {before}
+      AND (SELECT p.is_active FROM {presence} p WHERE p.knot_id = k.id)"""
 _BEFORE = "AND (k.source_created_at, k.id) < (%(before_at)s, %(before_id)s)"
 
 _LISTS = {
     "embedding": "SELECT k.id {others} ORDER BY {order} LIMIT %(embedding_candidates)s",
     "entity": (
-        "SELECT k.id {others} AND k.entities && %(entities)s::bigint[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
+        "SELECT k.id {probed} AND k.entities && %(entities)s::bigint[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
     ),
     "themes": (
-        "SELECT k.id {others} AND k.themes && %(themes)s::varchar[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
+        "SELECT k.id {probed} AND k.themes && %(themes)s::varchar[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
     ),
+    # The nearest in time of the window: the nearest after the anchor and the nearest before it,
+    # each read in the time index's order and stopped at the list's length, then the nearest of
+    # both (the same knots as ordering the whole window by distance, without reading all of it).
     "timeline": (
-        "SELECT k.id {others} AND k.event_precision = %(precision)s"
-        " AND k.event_time BETWEEN %(time_from)s AND %(time_to)s"
-        " ORDER BY abs(extract(epoch FROM k.event_time - %(event_time)s)) LIMIT %(layer_candidates)s"
+        "SELECT around.id FROM ("
+        "(SELECT k.id, k.event_time {probed} AND k.event_precision = %(precision)s"
+        " AND k.event_time >= %(event_time)s AND k.event_time <= %(time_to)s"
+        " ORDER BY k.event_time LIMIT %(layer_candidates)s)"
+        " UNION ALL "
+        "(SELECT k.id, k.event_time {probed} AND k.event_precision = %(precision)s"
+        " AND k.event_time < %(event_time)s AND k.event_time >= %(time_from)s"
+        " ORDER BY k.event_time DESC LIMIT %(layer_candidates)s)"
+        ") AS around"
+        " ORDER BY abs(extract(epoch FROM around.event_time - %(event_time)s)) LIMIT %(layer_candidates)s"
     ),
 }
 
@@ -180,6 +241,7 @@ def edge_candidates(
     common_carriers: int,
     carriers_probe: int,
     formed_before: bool = False,
+    facts: NetFacts | None = None,
 ) -> EdgeCandidates:
     """The active knots of `knot`'s mind that may share a layer with it and have no edge from it yet, each once, by id.
 
@@ -188,15 +250,21 @@ def edge_candidates(
     and its pairs are weak (synapses.geometry.entity_rarity); they still count when another list
     finds the knot. `formed_before`: only knots that came before it in the mind's chronology
     (source_created_at, then id) — a rebuild replays the net so, and each pair is seen once, from
-    its later knot. Two statements; call inside a transaction (the HNSW settings are local to it).
+    its later knot. `facts`: a promotion batch's (knot_vector_plan). Two statements; call inside
+    a transaction (the HNSW settings are local to it).
     """
     entities = list(knot.entities or ())
     plan = knot_vector_plan(
-        mind_id=knot.mind_id, candidates=embedding_candidates, entities=entities, carriers_probe=carriers_probe
+        mind_id=knot.mind_id,
+        candidates=embedding_candidates,
+        entities=entities,
+        carriers_probe=carriers_probe,
+        facts=facts,
     )
     rare = [entity for entity in entities if plan.carriers.get(entity, 0) <= common_carriers]
     before = _BEFORE if formed_before else ""
-    others = _ACTIVE_OTHERS.format(knot=Knot._meta.db_table, presence=KnotPresence._meta.db_table, before=before)
+    tables = {"knot": Knot._meta.db_table, "presence": KnotPresence._meta.db_table, "before": before}
+    others, probed = _ACTIVE_OTHERS.format(**tables), _ACTIVE_OTHERS_PROBED.format(**tables)
     params: dict[str, object] = {
         "mind_id": knot.mind_id,
         "knot_id": knot.pk,
@@ -208,13 +276,13 @@ def edge_candidates(
     }
     lists = [_LISTS["embedding"].format(others=others, order=_NEAREST_ORDER[plan.vector_plan])]
     if rare:
-        lists.append(_LISTS["entity"].format(others=others))
+        lists.append(_LISTS["entity"].format(probed=probed))
         params["entities"] = rare
     if knot.themes:
-        lists.append(_LISTS["themes"].format(others=others))
+        lists.append(_LISTS["themes"].format(probed=probed))
         params["themes"] = list(knot.themes)
     if knot.event_time is not None and knot.event_precision in tolerances:
-        lists.append(_LISTS["timeline"].format(others=others))
+        lists.append(_LISTS["timeline"].format(probed=probed))
         time_from, time_to = timeline_window(knot.event_time, knot.event_precision, tolerances)
         params.update(precision=knot.event_precision, time_from=time_from, time_to=time_to, event_time=knot.event_time)
     union = " UNION ".join(f"({sql})" for sql in lists)

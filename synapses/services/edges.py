@@ -32,7 +32,7 @@ from synapses.geometry import (
     timeline_depth,
 )
 from synapses.models import Edge, Knot
-from synapses.selectors import Candidate, edge_candidates
+from synapses.selectors import Candidate, NetFacts, edge_candidates
 
 # What edge formation reads of a knot (no content, no full-text vector).
 _FORMATION_FIELDS = (
@@ -214,7 +214,9 @@ def _hits(depths: np.ndarray, shared: _Shared, cosine: float) -> dict[str, Layer
     return hits
 
 
-def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> EdgesFormed:
+def _edges_form(
+    *, knot: Knot, params: EdgeParameters, formed_before: bool, facts: NetFacts | None = None
+) -> EdgesFormed:
     cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
     found = edge_candidates(
         knot=knot,
@@ -224,6 +226,7 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
         common_carriers=cap,
         carriers_probe=entity_carriers_probe(cap),
         formed_before=formed_before,
+        facts=facts,
     )
     own = knot_features(knot)
     candidates = found.candidates
@@ -267,7 +270,7 @@ def _edges_form(*, knot: Knot, params: EdgeParameters, formed_before: bool) -> E
     )
 
 
-def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> EdgesFormed:
+def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None, facts: NetFacts | None = None) -> EdgesFormed:
     """Trigger 1: write the edges of a freshly created active knot.
 
     Knots it already has an edge to are no candidates, so a second call only adds pairs it lacks.
@@ -276,12 +279,12 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None) -> Edge
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
     the candidates, one bulk insert (none when no layer fires); inside the caller's transaction
     (no savepoint: an error aborts the caller's transaction or savepoint), or a transaction of
-    its own.
+    its own. `facts`: what the caller's batch learned of the net (synapses.selectors.NetFacts).
     """
     # No savepoint of its own inside a transaction (a promotion's): a failure there rolls the
     # caller's unit of work back anyway, and the pair of statements is saved per knot.
     with transaction.atomic(savepoint=False):
-        return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False)
+        return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False, facts=facts)
 
 
 @dataclass(frozen=True)
@@ -308,6 +311,7 @@ def mind_edges_rebuild(
     params = params or edge_parameters()
     totals: Counter[str] = Counter()
     knots = pairs = 0
+    facts = NetFacts()  # one transaction: what one knot's formation counted holds for the next
     with transaction.atomic():
         deleted, _ = Edge.objects.filter(mind_id=mind_id).delete()
         replay = (
@@ -316,7 +320,7 @@ def mind_edges_rebuild(
             .order_by("source_created_at", "id")
         )
         for knot in replay.iterator(chunk_size=500):
-            formed = _edges_form(knot=knot, params=params, formed_before=True)
+            formed = _edges_form(knot=knot, params=params, formed_before=True, facts=facts)
             knots += 1
             pairs += formed.pairs_written
             totals.update(formed.layer_counts)

@@ -28,6 +28,7 @@ fault: the run stops, counts nothing, and the memories stay pending.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -51,7 +52,7 @@ from synapses.events import KnotEvent, knots_changed
 from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.selectors import net_hnsw_settings, vector_literal
+from synapses.selectors import NetFacts, net_hnsw_settings, vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import explicit_names_create, memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
@@ -223,15 +224,21 @@ class Nearest:
     plan: VectorPlan
 
 
-def nearest_other_knot(*, mind_id: str, memory_id: str, vector) -> Nearest | None:
+def nearest_other_knot(*, mind_id: str, memory_id: str, vector, facts: NetFacts | None = None) -> Nearest | None:
     """The knot of the mind nearest to `vector` that belongs to another memory (two statements:
     the plan, the rows). Exact while the mind holds at most SYNAPSE_EXACT_SCAN_MAX_ROWS knots,
     else the HNSW index with an iterative scan; the closest of MATCH_CANDIDATES rows is picked
-    here, because the HNSW scan returns them in relaxed order."""
+    here, because the HNSW scan returns them in relaxed order. A mind `facts` knows above the
+    bound is not counted again (the plan statement then only sets the HNSW settings)."""
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
+    known_above = facts is not None and mind_id in facts.knots_above_bound
     with connection.cursor() as cursor:
-        cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **net_hnsw_settings(MATCH_CANDIDATES)})
-        plan = VectorPlan.EXACT if cursor.fetchone()[0] <= bound else VectorPlan.HNSW
+        probe = 0 if known_above else bound + 1
+        cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": probe, **net_hnsw_settings(MATCH_CANDIDATES)})
+        above = known_above or cursor.fetchone()[0] > bound
+        plan = VectorPlan.HNSW if above else VectorPlan.EXACT
+        if above and facts is not None:
+            facts.knots_above_bound.add(mind_id)
         cursor.execute(
             _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]),
             {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES},
@@ -313,10 +320,37 @@ def _link(memory: Memory, knot_id: int, kind: LinkKind, now: datetime) -> None:
     )
 
 
+# The knot, its presence and its origin link in one statement: three ORM saves cost three round
+# trips and more Python than the database spends on the rows. The presence and the link read the
+# knot's id from the first insert; their foreign keys are checked at the end of the statement,
+# when the knot is there. A unique violation names its constraint as a save's would.
+_KNOT_CREATE_SQL = """
+WITH knot AS (
+    INSERT INTO synapses_knot (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
+                               attributes, embedding, embedding_model, themes, entities, event_time,
+                               event_precision, weight_raw, weight_anchor, activation_count, created_at,
+                               source_created_at)
+    VALUES (%(mind)s, %(memory)s, %(content)s, %(hash)s, %(category)s, %(observer)s, %(emotion)s, NULL,
+            %(attributes)s::jsonb, %(embedding)s::vector, %(model)s, %(themes)s::varchar[], %(entities)s::bigint[],
+            %(event_time)s, %(precision)s, %(raw)s, %(anchor)s, 1, %(now)s, %(source_created_at)s)
+    RETURNING id
+), presence AS (
+    INSERT INTO synapses_knotpresence (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at,
+                                       is_active)
+    SELECT id, %(mind)s, %(anchor)s, %(anchor)s, %(now)s, %(now)s, true FROM knot
+), link AS (
+    INSERT INTO synapses_memoryknot (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+    SELECT %(mind)s, %(memory)s, %(hash)s, id, %(kind)s, %(now)s FROM knot
+)
+SELECT id FROM knot
+"""
+
+
 def _knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot:
+    """The memory's knot, active at its anchor, and the memory's origin link to it (one
+    statement); the Knot returned carries every field edge formation reads."""
     event_time, precision = time_anchor(memory.event_time, memory.event_precision)
-    anchor = damp(memory.salience)
-    knot = Knot.objects.create(
+    knot = Knot(
         mind_id=memory.mind_id,
         memory_id=memory.pk,
         content=memory.content,
@@ -332,26 +366,43 @@ def _knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Kno
         event_time=event_time,
         event_precision=precision,
         weight_raw=memory.salience,
-        weight_anchor=anchor,
+        weight_anchor=damp(memory.salience),
         activation_count=1,
         created_at=now,
         source_created_at=memory.created_at,
     )
-    KnotPresence.objects.create(
-        knot=knot,
-        mind_id=memory.mind_id,
-        presence_base=anchor,
-        weight_present=anchor,
-        reinforced_at=now,
-        decayed_at=now,
-        is_active=True,
-    )
+    params = {
+        "mind": knot.mind_id,
+        "memory": knot.memory_id,
+        "content": knot.content,
+        "hash": knot.content_hash,
+        "category": knot.category,
+        "observer": knot.observer,
+        "emotion": knot.emotion,
+        "attributes": json.dumps(knot.attributes),
+        "embedding": vector_literal(knot.embedding),
+        "model": knot.embedding_model,
+        "themes": knot.themes,
+        "entities": knot.entities,
+        "event_time": knot.event_time,
+        "precision": knot.event_precision,
+        "raw": knot.weight_raw,
+        "anchor": knot.weight_anchor,
+        "now": now,
+        "source_created_at": knot.source_created_at,
+        "kind": LinkKind.ORIGIN.value,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_KNOT_CREATE_SQL, params)
+        knot.pk = cursor.fetchone()[0]
     return knot
 
 
-def _promote_claimed(memory: Memory, sp: Span, now: datetime, created_keys: set[str]) -> PromotionOutcome:
+def _promote_claimed(
+    memory: Memory, sp: Span, now: datetime, created_keys: set[str], facts: NetFacts
+) -> PromotionOutcome:
     """The promotion of one claimed memory, inside its batch's transaction (its locks taken, its
-    explicit names created)."""
+    explicit names created; `facts` what the batch learned of the net so far)."""
     if not memory.content.strip():
         raise PromotionFailed("the memory has no content")
     _embedding_ensure(memory, sp)
@@ -374,7 +425,7 @@ def _promote_claimed(memory: Memory, sp: Span, now: datetime, created_keys: set[
     )
 
     threshold = setting("MATCH_THRESHOLD")
-    nearest = nearest_other_knot(mind_id=memory.mind_id, memory_id=memory.pk, vector=memory.embedding)
+    nearest = nearest_other_knot(mind_id=memory.mind_id, memory_id=memory.pk, vector=memory.embedding, facts=facts)
     match = nearest is not None and nearest.cosine >= threshold
     decision = {
         "decision": "promotion.match",
@@ -409,13 +460,11 @@ def _promote_claimed(memory: Memory, sp: Span, now: datetime, created_keys: set[
 
     sp.decision({**decision, "outcome": Outcome.CREATED})
     knot = _knot_create(memory, entity_ids=entities.ids, now=now)
-    _link(memory, knot.pk, LinkKind.ORIGIN, now)
-    knots_changed.send(sender=KnotEvent, event=KnotEvent.CREATED, mind_id=memory.mind_id, knot_ids=(knot.pk,))
     sp.db_write(
         {"table": "synapses_knot", "operation": "insert", "id": knot.pk, "weight_raw": knot.weight_raw,
          "weight_anchor": knot.weight_anchor}
     )  # fmt: skip
-    formed = knot_edges_form(knot=knot)
+    formed = knot_edges_form(knot=knot, facts=facts)
     sp.db_write(
         {
             "table": "synapses_edge",
@@ -479,7 +528,7 @@ def _constraint_of(error: IntegrityError) -> str | None:
 
 
 def _claimed_promote(
-    candidate: Candidate, memory: Memory, *, now: datetime, now_all: bool, created_keys: set[str]
+    candidate: Candidate, memory: Memory, *, now: datetime, now_all: bool, created_keys: set[str], facts: NetFacts
 ) -> PromotionOutcome:
     """Promote one claimed memory in a savepoint of its batch: check it, resolve its magnets,
     match, link or create (§4). One `synapses.promotion` span with every decision and number.
@@ -500,7 +549,7 @@ def _claimed_promote(
         sp.input({"salience": memory.salience, "verified": memory.verified, "updated_at": memory.updated_at})
         try:
             with transaction.atomic():
-                result = _promote_claimed(memory, sp, now, created_keys)
+                result = _promote_claimed(memory, sp, now, created_keys, facts)
         except Unavailable as error:
             sp.error({"step": "embedding", "type": type(error).__name__, "message": str(error)[:_ERROR_CHARS]})
             sp.set_status(STATUS_ERROR)
@@ -520,17 +569,33 @@ def _claimed_promote(
         return result
 
 
+def _knots_created_send(claimed: list[Memory], results: list[PromotionOutcome]) -> None:
+    """One `knot.created` per mind of the batch, naming every knot the batch created in it (in
+    promotion order), sent inside the batch's transaction: the webhooks record one delivery per
+    batch, not one per knot (each record is a statement)."""
+    mind_of = {memory.pk: memory.mind_id for memory in claimed}
+    created: dict[str, list[int]] = {}
+    for result in results:
+        if result.outcome is Outcome.CREATED and result.knot_id is not None:
+            created.setdefault(mind_of[result.memory_id], []).append(result.knot_id)
+    for mind_id in sorted(created):
+        knots_changed.send(sender=KnotEvent, event=KnotEvent.CREATED, mind_id=mind_id, knot_ids=tuple(created[mind_id]))
+
+
 # The outcomes after which the memory version is promoted (promoted_at is set).
 _PROMOTED = frozenset({Outcome.CREATED, Outcome.DUPLICATE, Outcome.REACTIVATED})
 
 
 def _batch_promote(
-    candidates: list[Candidate], *, now_all: bool, size: int
+    candidates: list[Candidate], *, now_all: bool, size: int, facts: NetFacts | None = None
 ) -> tuple[list[str], list[PromotionOutcome]]:
     """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
-    statement, the batch's new entity names, each memory in its savepoint, one UPDATE of their
-    promoted_at, one commit. The ids claimed (in promotion order) and their outcomes; it stops
-    after a deferred memory (the embedder is down), leaving the rest of the batch pending.
+    statement, the batch's new entity names, each memory in its savepoint, one `knot.created` per
+    mind, one UPDATE of their promoted_at, one commit. What the batch learns of the net on the way
+    (synapses.selectors.NetFacts; `facts`, the run's, when given) spares its later memories, and
+    the run's later batches, the same counts. The ids claimed (in
+    promotion order) and their outcomes; it stops after a deferred memory (the embedder is down),
+    leaving the rest of the batch pending.
 
     A worker killed mid-batch leaves every memory of the batch pending (the transaction rolls
     back); memories of the same content within one batch are promoted one after the other, and
@@ -545,13 +610,15 @@ def _batch_promote(
             return [], []
         _locks_take(claimed)
         created_keys = _entities_create(claimed, now)
+        facts = facts if facts is not None else NetFacts()
         for memory in claimed:
-            result = _claimed_promote(
-                by_id[memory.pk], memory, now=now, now_all=now_all, created_keys=created_keys.get(memory.mind_id, set())
-            )
+            keys = created_keys.get(memory.mind_id, set())
+            candidate = by_id[memory.pk]
+            result = _claimed_promote(candidate, memory, now=now, now_all=now_all, created_keys=keys, facts=facts)
             results.append(result)
             if result.outcome is Outcome.DEFERRED:
                 break
+        _knots_created_send(claimed, results)
         promoted = [result.memory_id for result in results if result.outcome in _PROMOTED]
         if promoted:
             Memory.objects.filter(pk__in=promoted).update(promoted_at=now)
@@ -606,8 +673,9 @@ def memories_promote(
     summary = PromotionSummary(selected=len(candidates), not_pending=len(ids) - len(candidates) if ids else 0)
     remaining = candidates
     size = PROMOTION_CLAIM_SIZE
+    facts = NetFacts()  # what the run's batches learn of the net, kept for its later ones
     while remaining:
-        claimed, results = _batch_promote(remaining, now_all=now_all, size=size)
+        claimed, results = _batch_promote(remaining, now_all=now_all, size=size, facts=facts)
         if not claimed:  # the rest is held by other workers, or they promoted it meanwhile
             summary.skipped += len(remaining)
             break

@@ -20,6 +20,7 @@ from memories.services.memory import embed_all
 from pipelinelog.models import LogEntry
 from synapses import tasks
 from synapses.config import setting
+from synapses.events import KnotEvent, knots_changed
 from synapses.models import Entity, Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.services import promotion
 from synapses.services.decay import knots_decay
@@ -418,6 +419,23 @@ def test_a_second_batch_takes_what_the_first_left_and_every_memory_is_counted_on
     assert sum("SKIP LOCKED" in query["sql"] for query in queries.captured_queries) == 2
     assert (summary.selected, summary.created, summary.skipped) == (4, 4, 0)
     assert Knot.objects.filter(mind=mind.mind).count() == 4
+
+
+def test_a_batch_sends_one_knot_created_per_mind_naming_the_knots_it_created_but_not_its_duplicate(mind):
+    received = []
+
+    def listener(sender, **kwargs):
+        received.append((kwargs["event"], kwargs["mind_id"], kwargs["knot_ids"]))
+
+    memories = [memory_stored(mind.mind, key=f"m{n}", content=text) for n, text in enumerate((ALICE, BOB, ALICE))]
+    knots_changed.connect(listener)
+    try:
+        summary = memories_promote(memory_ids=[memory.pk for memory in memories])
+    finally:
+        knots_changed.disconnect(listener)
+    assert (summary.created, summary.duplicates) == (2, 1)
+    created = tuple(Knot.objects.filter(mind=mind.mind).order_by("id").values_list("id", flat=True))
+    assert received == [(KnotEvent.CREATED, mind.mind.pk, created)]
 
 
 def test_a_content_change_unsets_promoted_at_and_an_edit_back_restores_the_links_time(mind):

@@ -22,12 +22,13 @@ pytestmark = pytest.mark.django_db
 #   INSERT of the batch's explicit names,
 #   SAVEPOINT (the memory), entities: SELECT by names and aliases,
 #   match test: plan (count + HNSW settings), nearest knots,
-#   INSERT knot, INSERT presence, INSERT link, the mind's webhooks (knot.created: one indexed SELECT),
+#   INSERT knot with its presence and origin link (one statement),
 #   edges: plan, candidates, bulk INSERT,
-#   RELEASE (the memory), UPDATE the batch's promoted_at, RELEASE (the batch),
+#   RELEASE (the memory), the mind's webhooks (the batch's one knot.created: one indexed SELECT),
+#   UPDATE the batch's promoted_at, RELEASE (the batch),
 #   the span's log rows (the test settings write them synchronously): the minds they name,
 #   SAVEPOINT, COPY, RELEASE.
-STATEMENTS = 22
+STATEMENTS = 20
 
 
 def _net_grow(memory, knots: int, *, seed: int) -> None:
