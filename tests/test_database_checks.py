@@ -83,6 +83,7 @@ def test_the_check_touches_no_database_unless_asked_to():
 
 
 @pytest.mark.slow
+@pytest.mark.own_postgres
 def test_check_against_the_previous_embedded_server_refuses_its_pgvector_0_6_2(var_dir):  # noqa: F811
     uri = pgserver_start(var_dir / "pgdata")  # PostgreSQL 16.2 with pgvector 0.6.2 available
     completed = subprocess.run(

@@ -174,6 +174,7 @@ def var_dir():
 
 
 @pytest.mark.slow
+@pytest.mark.own_postgres
 def test_a_postgresql_16_directory_comes_over_with_every_row_and_the_old_one_is_kept_as_backup(var_dir):
     pgdata = var_dir / "pgdata"
     uri = pgserver_start(pgdata)
@@ -224,6 +225,7 @@ def test_a_postgresql_16_directory_comes_over_with_every_row_and_the_old_one_is_
 
 
 @pytest.mark.slow
+@pytest.mark.own_postgres
 def test_an_old_server_left_running_and_an_interrupted_attempt_are_handled_and_the_copy_restarts(var_dir):
     pgdata = var_dir / "pgdata"
     uri = pgserver_start(pgdata)  # left running, as pgserver left it after `make run`
@@ -274,6 +276,7 @@ def _embedded_database_url_in_subprocess(pgdata: Path, sql: str = "") -> subproc
 
 
 @pytest.mark.slow
+@pytest.mark.own_postgres
 def test_a_failed_upgrade_changes_nothing_says_where_its_log_is_and_succeeds_once_the_cause_is_fixed(var_dir):
     pgdata = var_dir / "pgdata"
     uri = pgserver_start(pgdata)
