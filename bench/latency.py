@@ -279,6 +279,9 @@ def nets_derive(minds: list[BenchMind]) -> float:
                  WHERE mind_id = ANY(%(minds)s)""",  # noqa: S608
             {"minds": mind_ids},
         )
+        # Fresh statistics first: planned on the empty table's, the pairing join below became a
+        # nested loop whose temporary files filled the disk (a one-mind build of 100,000 knots).
+        cursor.execute(f"ANALYZE {knot}")
         # Knot n of a mind of `size` knots pairs with knots (n·31 + j·7919) mod size, j = 1..pairs: a
         # fixed spread over the whole mind, no two knots of a pair the same.
         cursor.execute(
