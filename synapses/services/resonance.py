@@ -70,13 +70,13 @@ _ORDER = {
 
 # Both anchor lists of the mind's active knots, with what ranking needs of each candidate.
 _ANCHORS_SQL = """
-WITH nearest AS MATERIALIZED (
+WITH {text}, nearest AS MATERIALIZED (
     SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
       FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
      WHERE k.mind_id = %(mind_id)s
      ORDER BY {order}
      LIMIT %(candidates)s
-), {text}, found AS (
+), found AS (
     SELECT id, 'text' AS found_by, score FROM text
     UNION ALL
     SELECT id, 'vector' AS found_by, distance AS score FROM nearest
@@ -95,37 +95,23 @@ _TEXT_ALL = """text AS (
      ORDER BY score DESC, k.id
      LIMIT %(candidates)s
 )"""
-# ... or, for a query of alternatives (plain words and phrases OR-ed), the union of each rare
-# term's matches and the vector list's matches, ranked by ts_rank_cd of the whole query. A term
-# a large share of the net holds (a speaker's name, "like", a project every other knot names)
-# says little about which knot is meant, and reading its matches is what made the text half
-# slow: its GIN bitmap of tens of thousands of entries, then the ranking of every match (23,000
-# of 100,000 knots, 1.2 s). A term counts as common when the table's statistics (the most
-# common lexemes ANALYZE keeps for `search_vector`) put it in more than TEXT_COMMON_TERM_ROWS
-# knots; its matches among the vector list still rank. A term the statistics do not list (too
-# rare for them, a phrase, a table not analyzed yet) is rare; each rare term brings at most
-# TEXT_TERM_MATCHES matches, in case the statistics are stale. In a net of a few thousand knots
-# no term is common, so there the list is the same as ranking every match.
+# ... or, for a query of alternatives (plain words and phrases OR-ed), the matches of each term
+# counted up to TEXT_TERM_MATCHES, the union ranked by ts_rank_cd of the whole query. A term a
+# large share of the mind holds (a speaker's name, "like") would make every match of the mind be
+# read and ranked (23,000 of 100,000 knots, 1.2 s); its first matches stand in for the rest,
+# while every match of a rarer term is ranked. No term reaches the bound in a mind of a few
+# thousand knots, so there the list is the same as ranking every match.
 _TEXT_BY_TERM = """query AS MATERIALIZED (
     SELECT ({tsquery}) AS q
-), lexeme_stats AS MATERIALIZED (
-    SELECT s.most_common_elems::text::text[] AS lexemes, s.most_common_elem_freqs AS freqs,
-           greatest(c.reltuples, 0) AS table_rows
-      FROM pg_stats s JOIN pg_class c ON c.oid = to_regclass(s.schemaname || '.' || s.tablename)
-     WHERE s.schemaname = current_schema() AND s.tablename = '{knot}' AND s.attname = 'search_vector'
 ), terms AS (
     SELECT DISTINCT t::tsquery AS term
       FROM query, regexp_split_to_table(query.q::text, ' [|] ') AS t
      WHERE query.q::text <> ''
-       AND coalesce((SELECT st.freqs[array_position(st.lexemes, btrim(t, ''''))] * st.table_rows
-                       FROM lexeme_stats st), 0) <= %(common_rows)s
 ), matched AS (
-    SELECT m.id
+    SELECT DISTINCT m.id
       FROM terms, LATERAL (SELECT k.id FROM {knot} k
                             WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ terms.term
                             LIMIT %(term_matches)s) AS m
-    UNION
-    SELECT n.id FROM nearest n JOIN {knot} k ON k.id = n.id, query WHERE k.search_vector @@ query.q
 ), text AS (
     SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
       FROM matched JOIN {knot} k ON k.id = matched.id JOIN {presence} p ON p.knot_id = k.id AND p.is_active,
@@ -133,11 +119,8 @@ _TEXT_BY_TERM = """query AS MATERIALIZED (
      ORDER BY score DESC, k.id
      LIMIT %(candidates)s
 )"""
-# Matches of one rare query term that the text list reads at most (knots): see _TEXT_BY_TERM.
+# Matches of one query term that the text list reads at most (knots): see _TEXT_BY_TERM.
 TEXT_TERM_MATCHES = 300
-# Knots of the net above which a query term counts as common by the table's statistics (knots):
-# its matches are not read, only those among the vector list ranked (see _TEXT_BY_TERM).
-TEXT_COMMON_TERM_ROWS = 1_000
 
 # One shell of spreading activation: every frontier entry (a knot and the knot it came from)
 # follows its top-k outgoing edges, never back to its predecessor, never to an inactive knot.
@@ -236,7 +219,6 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         "vector": vector_literal(vector),
         "candidates": candidates,
         "term_matches": TEXT_TERM_MATCHES,
-        "common_rows": TEXT_COMMON_TERM_ROWS,
         **text_params,
     }
     text = (_TEXT_ALL if text_params.get("excluded") else _TEXT_BY_TERM).format(
