@@ -25,6 +25,7 @@ RECALL_CHECK_K = 50
 SUBCOMMANDS = {
     "filtered-search": "bench.filtered_search",
     "latency": "bench.latency",
+    "resonance-profile": "bench.resonance_profile",
     "plots": "bench.plots",
     "text-index": "bench.text_index",
     "locomo-fulltext": "bench.locomo_fulltext",

@@ -39,7 +39,14 @@ from urllib.parse import urlencode
 import numpy as np
 
 from bench.corpus import memory_specs, new_memory_bodies, search_queries
-from bench.database import BENCH_THROTTLE_RATE, database_create, database_drop, django_setup, server_versions
+from bench.database import (
+    BENCH_THROTTLE_RATE,
+    database_create,
+    database_drop,
+    database_open,
+    django_setup,
+    server_versions,
+)
 from bench.saving import result_save, started_at
 from memoryproject.port_check import free_port as _free_port
 
@@ -126,6 +133,10 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--peer-max-size", type=int, default=10_000, help="largest mind the peer loads")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/*.json")
     parser.add_argument("--database", default=LATENCY_DATABASE, help="the throw-away database's name")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards (for --reuse)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="use the minds a --keep run left in --database instead of building them"
+    )
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.requests < 1 or args.warmup < 0:
         parser.error("--sizes and --requests must be at least 1, --warmup at least 0")
@@ -190,6 +201,32 @@ def minds_load(sizes: list[int], *, seed: int) -> Loaded:
     return Loaded(ids=ids, vectors=vectors, minds=minds, load_s=round(time.perf_counter() - clock, 1))
 
 
+def minds_reopen(sizes: list[int]) -> Loaded | None:
+    """The minds of `sizes` a kept run left in the current database (a new Mind Key each; ids
+    and vectors read back), or None when one of them is missing. Stores of the kept run stay in
+    their minds: reused minds hold a few hundred memories more than their size, without knots."""
+    from memories.models import Memory
+    from minds.models import Mind
+    from minds.services import mind_key_issue
+
+    clock = time.perf_counter()
+    found = {mind.name: mind for mind in Mind.objects.filter(name__in=[f"{size} memories" for size in sizes])}
+    if len(found) != len(set(sizes)):
+        return None
+    ids: list[str] = []
+    vectors: list[np.ndarray] = []
+    minds = []
+    for size in sizes:
+        mind = found[f"{size} memories"]
+        first = len(ids)
+        for pk, embedding in Memory.objects.filter(mind=mind).order_by("id").values_list("id", "embedding"):
+            ids.append(pk)
+            vectors.append(np.asarray(embedding, dtype=np.float32))
+        issued = mind_key_issue(mind=mind, label="latency --reuse")
+        minds.append(BenchMind(size, mind.pk, issued.plaintext, np.arange(first, len(ids))))
+    return Loaded(ids=ids, vectors=np.vstack(vectors), minds=minds, load_s=round(time.perf_counter() - clock, 1))
+
+
 def nets_derive(minds: list[BenchMind]) -> float:
     """Each mind's long-term net, derived on the server from its memories as promotion would leave
     it (one knot per memory: content, vector, tags as themes, event time, weight_anchor =
@@ -242,6 +279,9 @@ def nets_derive(minds: list[BenchMind]) -> float:
                  WHERE mind_id = ANY(%(minds)s)""",  # noqa: S608
             {"minds": mind_ids},
         )
+        # Fresh statistics first: planned on the empty table's, the pairing join below became a
+        # nested loop whose temporary files filled the disk (a one-mind build of 100,000 knots).
+        cursor.execute(f"ANALYZE {knot}")
         # Knot n of a mind of `size` knots pairs with knots (n·31 + j·7919) mod size, j = 1..pairs: a
         # fixed spread over the whole mind, no two knots of a pair the same.
         cursor.execute(
@@ -631,16 +671,22 @@ def main(argv: list[str]) -> int:
     from bench.peer import peer_available, peer_run, peer_table
 
     started = datetime.now(UTC)
-    print(f"Creating database {args.database} …", flush=True)
-    database_create(args.database)
+    loaded = minds_reopen(args.sizes) if args.reuse and database_open(args.database) else None
     server = None
     rows: list[dict] = []
     peer = None
+    if loaded is not None:
+        net_s = 0.0
+        print(f"Reusing the minds of {args.sizes} in {args.database} ({loaded.load_s} s).", flush=True)
+    else:
+        print(f"Creating database {args.database} …", flush=True)
+        database_create(args.database)
     try:
-        loaded = minds_load(args.sizes, seed=args.seed)
-        print(f"Loaded {len(loaded.ids)} memories in minds of {args.sizes} ({loaded.load_s} s).", flush=True)
-        net_s = nets_derive(loaded.minds)
-        print(f"Derived each mind's long-term net ({net_s} s).", flush=True)
+        if loaded is None:
+            loaded = minds_load(args.sizes, seed=args.seed)
+            print(f"Loaded {len(loaded.ids)} memories in minds of {args.sizes} ({loaded.load_s} s).", flush=True)
+            net_s = nets_derive(loaded.minds)
+            print(f"Derived each mind's long-term net ({net_s} s).", flush=True)
         # Never a server-side prepared statement (a generic plan would outlive per-query settings).
         raw = psycopg.connect(**{**connection.get_connection_params(), "prepare_threshold": None})
         if not args.no_http:
@@ -687,7 +733,16 @@ def main(argv: list[str]) -> int:
     finally:
         if server:
             server.stop()
-        database_drop(args.database)
+        if args.keep:
+            from django.db import connections
+
+            from pipelinelog.writer import writer
+
+            writer.stop()
+            connections.close_all()
+            print(f"Kept database {args.database} (--reuse runs on it).", flush=True)
+        else:
+            database_drop(args.database)
     print()
     print(table(rows, unfiltered=unfiltered))
     print()
