@@ -659,12 +659,8 @@ def table(rows: list[dict], *, unfiltered: dict[int, float]) -> str:
 def main(argv: list[str]) -> int:
     args = _arguments(argv)
     django_setup()
-    import logging
 
     import psycopg
-
-    # Django logs every 404 as a warning; the floor asks for thousands of them.
-    logging.getLogger("django.request").setLevel(logging.ERROR)
     from django.db import connection
     from rest_framework.test import APIClient
 
