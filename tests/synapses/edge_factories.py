@@ -112,6 +112,11 @@ def knots_bulk(mind, count: int, *, rng: np.random.Generator, **fields) -> list[
     for _ in range(count):
         vector = rng.standard_normal(EMBEDDING_DIMENSIONS)
         built.append(knot_build(mind, embedding=(vector / np.linalg.norm(vector)).tolist(), save=False, **fields))
+    return built_save(built)
+
+
+def built_save(built: list[tuple[Memory, Knot, KnotPresence]]) -> list[Knot]:
+    """Save what `knot_build(..., save=False)` returned, in three bulk inserts; the knots, saved."""
     Memory.objects.bulk_create([memory for memory, _, _ in built])
     for memory, knot, _ in built:
         knot.memory = memory

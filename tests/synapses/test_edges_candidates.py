@@ -11,9 +11,9 @@ from django.test.utils import override_settings
 
 from memories.models import Memory
 from synapses import constants
-from synapses.models import Knot, KnotPresence
+from synapses.models import Knot
 from synapses.selectors import NetFacts, edge_candidates, knot_vector_plan
-from tests.synapses.edge_factories import axis, knot_build, knot_make
+from tests.synapses.edge_factories import axis, built_save, knot_build, knot_make
 
 pytestmark = pytest.mark.django_db
 
@@ -36,14 +36,7 @@ def _knots_at(mind, offsets_minutes: list[int], *, rng: np.random.Generator, ina
                 save=False,
             )
         )
-    Memory.objects.bulk_create([memory for memory, _, _ in built])
-    for memory, knot, _ in built:
-        knot.memory = memory
-    knots = Knot.objects.bulk_create([knot for _, knot, _ in built])
-    for (_, _, presence), knot in zip(built, knots, strict=True):
-        presence.knot = knot
-    KnotPresence.objects.bulk_create([presence for _, _, presence in built])
-    return knots
+    return built_save(built)
 
 
 def test_a_crowded_window_offers_the_nearest_active_anchors_on_both_sides_of_the_new_one(the_mind):
