@@ -326,7 +326,7 @@ def _link(memory: Memory, knot_id: int, kind: LinkKind, now: datetime) -> None:
 # when the knot is there. A unique violation names its constraint as a save's would.
 _KNOT_CREATE_SQL = """
 WITH knot AS (
-    INSERT INTO synapses_knot (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
+    INSERT INTO {knot} (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
                                attributes, embedding, embedding_model, themes, entities, event_time,
                                event_precision, weight_raw, weight_anchor, activation_count, created_at,
                                source_created_at)
@@ -335,11 +335,11 @@ WITH knot AS (
             %(event_time)s, %(precision)s, %(raw)s, %(anchor)s, 1, %(now)s, %(source_created_at)s)
     RETURNING id
 ), presence AS (
-    INSERT INTO synapses_knotpresence (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at,
+    INSERT INTO {presence} (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at,
                                        is_active)
     SELECT id, %(mind)s, %(anchor)s, %(anchor)s, %(now)s, %(now)s, true FROM knot
 ), link AS (
-    INSERT INTO synapses_memoryknot (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+    INSERT INTO {link} (mind_id, memory_id, content_hash, knot_id, kind, created_at)
     SELECT %(mind)s, %(memory)s, %(hash)s, id, %(kind)s, %(now)s FROM knot
 )
 SELECT id FROM knot
@@ -393,7 +393,12 @@ def _knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Kno
         "kind": LinkKind.ORIGIN.value,
     }
     with connection.cursor() as cursor:
-        cursor.execute(_KNOT_CREATE_SQL, params)
+        tables = {
+            "knot": Knot._meta.db_table,
+            "presence": KnotPresence._meta.db_table,
+            "link": MemoryKnot._meta.db_table,
+        }
+        cursor.execute(_KNOT_CREATE_SQL.format(**tables), params)
         knot.pk = cursor.fetchone()[0]
     return knot
 
