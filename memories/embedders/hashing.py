@@ -10,6 +10,7 @@ sentence-transformers backend.
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 
@@ -26,7 +27,14 @@ TRIGRAM_WEIGHT = 0.5
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _features(text: str) -> list[tuple[str, float]]:
+# Distinct words whose features (dimension and signed weight of the word and of each trigram)
+# are kept between calls (words): a corpus repeats its words, so a text costs one lookup per word
+# instead of hashing every trigram again. Bounded, so unusual tokens (ids, hashes) cannot grow it.
+WORD_CACHE_SIZE = 65_536
+
+
+def _feature_names(text: str) -> list[tuple[str, float]]:
+    """Every feature of `text` with its weight: the word, then its trigrams, for each word."""
     words = _WORD.findall(text.lower())
     if not words:
         # Punctuation only: hash its characters so the vector is still a unit vector.
@@ -34,10 +42,33 @@ def _features(text: str) -> list[tuple[str, float]]:
         return [(f"c:{stripped}", WORD_WEIGHT)]
     features: list[tuple[str, float]] = []
     for word in words:
-        features.append((f"w:{word}", WORD_WEIGHT))
-        marked = f"<{word}>"
-        features.extend((f"t:{marked[i : i + 3]}", TRIGRAM_WEIGHT) for i in range(len(marked) - 2))
+        features.extend(_word_feature_names(word))
     return features
+
+
+def _word_feature_names(word: str) -> list[tuple[str, float]]:
+    marked = f"<{word}>"
+    return [(f"w:{word}", WORD_WEIGHT)] + [(f"t:{marked[i : i + 3]}", TRIGRAM_WEIGHT) for i in range(len(marked) - 2)]
+
+
+def _hashed(features: list[tuple[str, float]], dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each feature's dimension and its weight with the sign its hash gives."""
+    digests = [zlib.crc32(feature.encode("utf-8")) for feature, _ in features]
+    dims = np.fromiter((digest % dimensions for digest in digests), dtype=np.intp, count=len(digests))
+    signed = np.fromiter(
+        (weight if digest & 0x80000000 else -weight for digest, (_, weight) in zip(digests, features, strict=True)),
+        dtype=np.float64,
+        count=len(digests),
+    )
+    return dims, signed
+
+
+@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
+def _word_hashed(word: str, dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    dims, signed = _hashed(_word_feature_names(word), dimensions)
+    dims.setflags(write=False)  # shared by every later text with this word
+    signed.setflags(write=False)
+    return dims, signed
 
 
 class HashingEmbedder:
@@ -50,10 +81,16 @@ class HashingEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
-            for feature, weight in _features(text):
-                digest = zlib.crc32(feature.encode("utf-8"))
-                sign = 1.0 if digest & 0x80000000 else -1.0
-                vectors[row, digest % self.dimensions] += sign * weight
+            words = _WORD.findall(text.lower())
+            if words:
+                parts = [_word_hashed(word, self.dimensions) for word in words]
+                dims = np.concatenate([part[0] for part in parts])
+                signed = np.concatenate([part[1] for part in parts])
+            else:
+                dims, signed = _hashed(_feature_names(text), self.dimensions)
+            # Every weight is ±1 or ±0.5, so these sums are exact in float64 and in float32 alike:
+            # the vector does not depend on the order its features are added in.
+            vectors[row] = np.bincount(dims, weights=signed, minlength=self.dimensions)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         # A zero row cannot happen (every text has a feature), but never divide by zero.
         return vectors / np.where(norms == 0, 1.0, norms)

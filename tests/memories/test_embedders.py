@@ -49,6 +49,42 @@ def test_hashing_puts_word_forms_closer_than_unrelated_words():
     assert abs(float(deploy @ banana)) < 0.2
 
 
+def _hashing_by_the_definition(text: str) -> np.ndarray:
+    """The hashing embedder's features summed one by one, as its docstring defines them."""
+    import re
+    import zlib
+
+    vector = np.zeros(384, dtype=np.float64)
+    words = re.findall(r"\w+", text.lower())
+    features = [(f"c:{text.strip() or '∅'}", 1.0)] if not words else []
+    for word in words:
+        marked = f"<{word}>"
+        features += [(f"w:{word}", 1.0)] + [(f"t:{marked[i : i + 3]}", 0.5) for i in range(len(marked) - 2)]
+    for feature, weight in features:
+        digest = zlib.crc32(feature.encode("utf-8"))
+        vector[digest % 384] += weight if digest & 0x80000000 else -weight
+    return vector / np.linalg.norm(vector)
+
+
+def test_hashing_vectors_equal_the_features_summed_one_by_one_whatever_the_batch():
+    # Repeated words (the per-word cache), punctuation only, blank, non-Latin scripts, one long word.
+    texts = [
+        "Anna told Anna's sister: deploy, deploy, deployed!",
+        "!!!",
+        "   ",
+        "",
+        "Straße ÜBER müde Öl",
+        "日本語のテキスト und mehr",
+        "x" * 300,
+        "tab\tnew\nline 42 4.2",
+    ]
+    expected = np.stack([_hashing_by_the_definition(text) for text in texts]).astype(np.float32)
+    together = HashingEmbedder().embed(texts)
+    one_by_one = np.stack([HashingEmbedder().embed([text])[0] for text in reversed(texts)][::-1])
+    np.testing.assert_allclose(together, expected, atol=1e-7)
+    assert np.array_equal(together, one_by_one)
+
+
 # --- OpenAI-compatible HTTP ------------------------------------------------------------------
 
 
