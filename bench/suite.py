@@ -16,13 +16,13 @@ import time
 
 # make bench: every table of the issue at 1k/10k/100k. Sample sizes: the endpoint table 100
 # timed requests per scenario (the pipeline-log comparison 5 rounds of 100 on and 100 off),
-# latency 60 rounds per operation and size, filtered search 100 queries per layout, load 30 s
+# latency 60 rounds per operation and size, filtered search 100 queries per layout, load 20 s
 # per scenario.
 FULL_STEPS: tuple[tuple[str, ...], ...] = (
     ("--requests", "100", "--warmup", "20"),
     ("latency",),
     ("filtered-search", "--minds", "1", "10", "100", "--queries", "100"),
-    ("load", "--seconds", "30"),
+    ("load", "--seconds", "20"),
     ("promotion", "--knots", "100000", "--memories", "1000", "--workers", "1", "2"),
 )
 # make bench-scale: the layouts too slow for make bench.
