@@ -12,7 +12,8 @@ answered by an index and each bounded, of the mind's **active** knots:
   event_time)), nearest in time first, at most `LAYER_CANDIDATES`.
 
 Two statements whatever the mind's size: the plan (count up to the bound, HNSW settings as
-SET LOCAL) and one UNION statement that returns each candidate once with its cosine.
+SET LOCAL) and one statement of the lists joined by UNION ALL that returns each candidate once,
+whole, with its cosine.
 """
 
 from __future__ import annotations
