@@ -4,15 +4,16 @@ A throw-away database gets one mind of `--knots` knots (bench/net_fixture.py, ha
 HNSW and GIN indexes built). Then, for each worker count of `--workers` in turn, a backlog of
 `--memories` new memories of that mind is stored (not promoted) and that many worker processes
 promote it, each calling the promotion service's sweep,
-`synapses.services.promotion.memories_promote(mind_id=…, now_all=True, limit=--batch)`, until
-no memory of the backlog is pending. The processes start, set Django up and connect first, and
-are timed from one "go" to the last one's exit, so start-up is not counted; the clock includes
-everything a promotion does (candidates, the match test, knots, presence, links, edge
-formation). Each backlog adds its knots to the net, so the second configuration meets a net
-larger by `--memories` (1 % at the defaults). With `--reuse` the database stays after the run
-and each backlog is deleted again after its measurement (its knots and edges by cascade), so a
-later `--reuse` run of the same `--knots`, `--seed` and `--edge-pairs` finds the net as built and
-skips the 4–7 minutes of building 100,000 knots.
+`synapses.services.promotion.memories_promote(mind_id=…, now_all=True, limit=--batch)`, until no
+memory of the backlog is pending; `--batch` defaults to the sweep's own PROMOTION_BATCH_SIZE, so
+a worker promotes as the minute schedule does (one selection, one run's NetFacts). The processes
+start, set Django up and connect first, and are timed from one "go" to the last one's exit, so
+start-up is not counted; the clock includes everything a promotion does (candidates, the match
+test, knots, presence, links, edge formation). Each backlog adds its knots to the net, so the
+second configuration meets a net larger by `--memories` (1 % at the defaults). With `--reuse`
+the database stays after the run and each backlog is deleted again after its measurement (its
+knots and edges by cascade), so a later `--reuse` run of the same `--knots`, `--seed` and
+`--edge-pairs` finds the net as built and skips the 4–7 minutes of building 100,000 knots.
 
 Reported per configuration: memories promoted, seconds, memories/s; knots created; the edge
 pairs written per promotion (a pair counts for the newer of its two knots: the edges from a
@@ -31,13 +32,15 @@ from datetime import UTC, datetime
 
 from bench.database import database_create, database_drop, database_open, django_setup, server_versions
 from bench.saving import machine_of, result_report
+from synapses.constants import PROMOTION_BATCH_SIZE
 
 PROMOTION_DATABASE = "bench_synapse_promotion"
 DEFAULT_KNOTS = 100_000
 DEFAULT_MEMORIES = 1_000
 DEFAULT_WORKERS = (1, 2)
-# Memories one sweep call promotes at most (the worker's batch).
-DEFAULT_BATCH = 50
+# Memories one sweep call promotes at most: the sweep's own (synapses.tasks.promotion_sweep). A
+# smaller batch measures more selections and recounts per memory than a worker makes.
+DEFAULT_BATCH = PROMOTION_BATCH_SIZE
 DEFAULT_SEED = 20261204
 # The goal with two workers (memories/s).
 GOAL_MEMORIES_PER_S = 100.0

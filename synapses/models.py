@@ -184,10 +184,17 @@ class MemoryKnot(models.Model):
 class Edge(models.Model):
     """One direction of a connection between two knots of a mind; pairs are written both ways."""
 
-    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # No single-column constraints in the database (db_constraint=False): the composite
+    # (mind_id, source_id) and (mind_id, target_id) references to knots (synapses migration 0001)
+    # already check and cascade all three, and each constraint is a trigger check per inserted row
+    # (docs/scaling.md, "Edges carry only the composite references"). The ORM keeps its joins and
+    # its cascades.
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False)
     # Indexed by edge_source_weight_idx (source first).
-    source = models.ForeignKey(Knot, on_delete=models.CASCADE, related_name="edges_out", db_index=False)
-    target = models.ForeignKey(Knot, on_delete=models.CASCADE, related_name="edges_in")
+    source = models.ForeignKey(
+        Knot, on_delete=models.CASCADE, related_name="edges_out", db_index=False, db_constraint=False
+    )
+    target = models.ForeignKey(Knot, on_delete=models.CASCADE, related_name="edges_in", db_constraint=False)
     # The §3 result before damping (raw weight units); a cache of the two knots' anchors.
     weight_raw = models.FloatField()
     # damp(weight_raw), 0..10: what spreading activation follows.

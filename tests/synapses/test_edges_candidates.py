@@ -13,7 +13,7 @@ from memories.models import Memory
 from synapses import constants
 from synapses.models import Knot
 from synapses.selectors import NetFacts, edge_candidates, knot_vector_plan
-from tests.synapses.edge_factories import axis, built_save, knot_build, knot_make
+from tests.synapses.edge_factories import at_cosine, axis, built_save, knot_build, knot_make
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +93,29 @@ def test_a_batch_counts_a_mind_above_the_bound_and_a_common_entity_once_and_a_ra
 
     fresh = knot_vector_plan(mind_id=the_mind.pk, candidates=200, entities=[7, 8], carriers_probe=10)
     assert (fresh.vector_plan, fresh.carriers) == ("exact", {7: 0, 8: 3})
+
+
+def test_a_candidate_carries_its_entities_themes_and_time_only_where_they_can_make_a_layer(the_mind):
+    month = datetime(2026, 3, 1, tzinfo=UTC)
+    sharing = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.9), entities=[1, 2], themes=["work", "sport"],
+                        event_time=DAY - timedelta(days=2), precision="day")  # fmt: skip
+    apart = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.8), entities=[3], themes=["music"],
+                      event_time=month, precision="month")  # fmt: skip
+    new = knot_make(the_mind, anchor=1.0, embedding=axis(0), entities=[1], themes=["work"], event_time=DAY,
+                    precision="day")  # fmt: skip
+
+    found = edge_candidates(
+        knot=new,
+        embedding_candidates=constants.EMBEDDING_CANDIDATES,
+        layer_candidates=constants.LAYER_CANDIDATES,
+        tolerances=constants.TIMELINE_TOLERANCES,
+        common_carriers=constants.MAX_EDGE_PAIRS_PER_KNOT,
+        carriers_probe=201,
+    )
+
+    by_id = {candidate.knot_id: candidate for candidate in found.candidates}
+    assert set(by_id) == {sharing.pk, apart.pk}
+    shared, other = by_id[sharing.pk], by_id[apart.pk]
+    assert (shared.entities, set(shared.themes), shared.event_time) == ((1, 2), {"work", "sport"}, sharing.event_time)
+    assert (other.entities, other.themes, other.event_time, other.event_precision) == ((), (), None, "month")
+    assert (round(shared.cosine, 6), round(other.cosine, 6)) == (0.9, 0.8)
