@@ -25,8 +25,11 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 # How deep into each anchor list (text, vector) the `deeper list` place looks (knots).
 DEEP_LIST = 200
@@ -176,6 +179,25 @@ def _conversation_tally(stored, *, k: int, ranking: str | None, tallies: dict[st
                 )
 
 
+@contextmanager
+def _questions_embedded_once(questions: Sequence[str]):
+    """Embed every question in one batch and serve those from memory while the block runs.
+
+    Each question is embedded twice (inside resonance, and for the candidate lists), and one
+    call per text costs a semantic model far more on a busy machine than one batch.
+    """
+    from memories.embedders import get_embedder
+
+    embedder = get_embedder()
+    one_by_one = embedder.embed
+    known = dict(zip(questions, one_by_one(list(questions)), strict=True)) if questions else {}
+    embedder.embed = lambda texts: np.asarray([known[t] if t in known else one_by_one([t])[0] for t in texts])
+    try:
+        yield
+    finally:
+        del embedder.embed  # the instance attribute goes; the class's method is back
+
+
 def _default_mode(mind):
     from synapses.services.resonance import mode_resolve
 
@@ -198,9 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     tallies: dict[str, Tally] = {}
     try:
         owner = get_user_model().objects.get(email=LOCOMO_OWNER_EMAIL)
-        for conversation in conversations:
-            _conversation_tally(conversation_find(conversation, owner=owner), k=args.k, ranking=args.ranking,
-                                tallies=tallies)  # fmt: skip
+        with _questions_embedded_once([q.text for c in conversations for q in c.questions]):
+            for conversation in conversations:
+                _conversation_tally(conversation_find(conversation, owner=owner), k=args.k, ranking=args.ranking,
+                                    tallies=tallies)  # fmt: skip
     finally:
         database_release()
     order = ["all", "multi-hop", "temporal", "open-domain", "single-hop"]
