@@ -30,6 +30,7 @@ SUBCOMMANDS = {
     "text-index": "bench.text_index",
     "locomo-fulltext": "bench.locomo_fulltext",
     "locomo": "bench.locomo.cli",
+    "locomo-why": "bench.locomo.why",
     "load": "bench.load",
     "decay": "bench.decay",
     "net-picture": "bench.net_picture",
