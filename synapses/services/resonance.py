@@ -70,13 +70,13 @@ _ORDER = {
 
 # Both anchor lists of the mind's active knots, with what ranking needs of each candidate.
 _ANCHORS_SQL = """
-WITH {text}, nearest AS MATERIALIZED (
+WITH nearest AS MATERIALIZED (
     SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
       FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
      WHERE k.mind_id = %(mind_id)s
      ORDER BY {order}
      LIMIT %(candidates)s
-), found AS (
+), {text}, found AS (
     SELECT id, 'text' AS found_by, score FROM text
     UNION ALL
     SELECT id, 'vector' AS found_by, distance AS score FROM nearest
@@ -121,6 +121,49 @@ _TEXT_BY_TERM = """query AS MATERIALIZED (
 )"""
 # Matches of one query term that the text list reads at most (knots): see _TEXT_BY_TERM.
 TEXT_TERM_MATCHES = 300
+
+# ... and in a mind above the exact-scan bound (the HNSW plan), where a common term's GIN bitmap
+# is what costs: the index is on (mind, search_vector), and a bitmap scan reads every entry of
+# each key it is given, the mind's (all its knots) and the term's (every knot holding it), before
+# LIMIT can stop anything (at 100,000 knots 12 to 46 ms per common term, 1.5 ms even for a term
+# of 1,500 knots). So the statement first asks the table's statistics (the most common lexemes
+# ANALYZE keeps for `search_vector`, the share of knots holding each, and the mind's share of
+# the table): a term whose estimated matches in the mind exceed TEXT_TERM_MATCHES is common, and
+# its matches are not read; every other term is rare, and all rare terms go into one bitmap scan
+# (the mind's entry read once), up to TEXT_TERM_MATCHES per rare term. The candidates ranked by
+# ts_rank_cd of the whole query are the rare terms' matches and the vector list's knots that
+# match the query at all, so a common term still weighs in the ranking and in which of the
+# vector list's knots are text matches. Without statistics (a table not analysed yet, a mind
+# too small a share to be listed) no term is common.
+_TEXT_LARGE = """query AS MATERIALIZED (
+    SELECT ({tsquery}) AS q
+), statistics AS MATERIALIZED (
+    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
+           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
+           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
+                      FILTER (WHERE s.attname = 'mind_id'), 0)
+           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '{knot}'::regclass), 0) AS knots
+      FROM pg_stats s
+     WHERE s.schemaname = current_schema() AND s.tablename = '{knot}' AND s.attname IN ('search_vector', 'mind_id')
+), rare AS MATERIALIZED (
+    SELECT string_agg(t, ' | ')::tsquery AS q, count(*) AS terms
+      FROM query, statistics, regexp_split_to_table(query.q::text, ' [|] ') AS t
+     WHERE query.q::text <> ''
+       AND coalesce(statistics.freqs[array_position(statistics.lexemes, btrim(t, ''''))], 0) * statistics.knots
+           <= %(term_matches)s
+), matched AS (
+    (SELECT k.id FROM rare, {knot} k
+      WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q
+      LIMIT %(term_matches)s * (SELECT terms FROM rare))
+    UNION
+    SELECT n.id FROM nearest n JOIN {knot} k ON k.id = n.id, query WHERE k.search_vector @@ query.q
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
+      FROM matched JOIN {knot} k ON k.id = matched.id JOIN {presence} p ON p.knot_id = k.id AND p.is_active,
+           query
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+)"""
 
 # One shell of spreading activation: every frontier entry (a knot and the knot it came from)
 # follows its top-k outgoing edges, never back to its predecessor, never to an inactive knot.
@@ -209,6 +252,14 @@ class AnchorCandidate:
     score: float  # the fused score (reciprocal rank over the text and the vector list)
 
 
+def _text_list(plan: VectorPlan, *, excluding: bool) -> str:
+    """The text list's SQL: every match ranked for a query that excludes words; else each term's
+    matches up to a bound, in a large mind (the HNSW plan) only the rare terms'."""
+    if excluding:
+        return _TEXT_ALL
+    return _TEXT_LARGE if plan == VectorPlan.HNSW else _TEXT_BY_TERM
+
+
 def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:
     """Both anchor lists of the mind's active knots, `candidates` each: rows (knot id, found_by
     "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at).
@@ -221,12 +272,11 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         "term_matches": TEXT_TERM_MATCHES,
         **text_params,
     }
-    text = (_TEXT_ALL if text_params.get("excluded") else _TEXT_BY_TERM).format(
-        tsquery=tsquery, knot=_KNOT, presence=_PRESENCE
-    )
     with transaction.atomic():
         # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
         plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
+        text = _text_list(plan, excluding=bool(text_params.get("excluded")))
+        text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
         sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
