@@ -16,16 +16,16 @@ The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synaps
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
 
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
+from memories.models import Memory
 from memories.selectors.search import VectorPlan, tsquery_sql
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
@@ -59,6 +59,9 @@ ANCHOR_MIN_CANDIDATES = 20
 
 _KNOT = Knot._meta.db_table
 _PRESENCE = KnotPresence._meta.db_table
+_LINK = MemoryKnot._meta.db_table
+_ENTITY = Entity._meta.db_table
+_MEMORY = Memory._meta.db_table
 
 # Exact plan: the distance plus zero, which the HNSW index cannot deliver, so every distance of
 # the mind's knots is computed and sorted. HNSW plan: the index delivers them (relaxed order;
@@ -375,26 +378,41 @@ def spread(
 # --- the answer --------------------------------------------------------------------------------
 
 
-def _knot_details(mind_id: str, knot_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """The result knots' fields, their linked memories (oldest link first) and whether their
-    memory's current content is held by another knot. One statement."""
-    links = MemoryKnot.objects.filter(knot=OuterRef("pk")).order_by("created_at", "id").values("memory_id")
-    newer = MemoryKnot.objects.filter(
-        mind_id=OuterRef("mind_id"), memory_id=OuterRef("memory_id"), content_hash=OuterRef("memory__content_hash")
-    ).exclude(knot_id=OuterRef("pk"))
-    rows = (
-        Knot.objects.filter(mind_id=mind_id, pk__in=knot_ids)
-        .annotate(linked=ArraySubquery(links), superseded=Exists(newer))
-        .values("id", "memory_id", "content", "themes", "entities", "emotion", "observer", "created_at", "linked",
-                "superseded")
-    )  # fmt: skip
-    return {row["id"]: row for row in rows}
+# The result knots' fields, their linked memories (oldest link first), whether their memory's
+# current content is held by another knot, the names of their entities (in their order, an id
+# with no entity left out) and, the same on every row, the names of the entities the paths
+# share. One hand-written statement: compiling the ORM's equivalent (an ArraySubquery, an Exists,
+# a second query for the names) cost more than running it.
+_DETAILS_SQL = f"""
+SELECT k.id, k.memory_id, k.content, k.themes, k.emotion, k.observer, k.created_at,
+       ARRAY(SELECT l.memory_id FROM {_LINK} l WHERE l.knot_id = k.id ORDER BY l.created_at, l.id) AS linked,
+       EXISTS(SELECT 1 FROM {_LINK} l
+               WHERE l.mind_id = k.mind_id AND l.memory_id = k.memory_id AND l.content_hash = m.content_hash
+                 AND l.knot_id <> k.id) AS superseded,
+       ARRAY(SELECT e.name FROM unnest(k.entities) WITH ORDINALITY AS x(id, n)
+               JOIN {_ENTITY} e ON e.id = x.id AND e.mind_id = k.mind_id ORDER BY x.n) AS entity_names,
+       (SELECT coalesce(jsonb_object_agg(e.id, e.name), '{{}}') FROM {_ENTITY} e
+         WHERE e.mind_id = %(mind_id)s AND e.id = ANY(%(path_entities)s::bigint[])) AS path_names
+  FROM {_KNOT} k JOIN {_MEMORY} m ON m.id = k.memory_id
+ WHERE k.mind_id = %(mind_id)s AND k.id = ANY(%(ids)s::bigint[])
+"""  # noqa: S608 — only table names are formatted in
+_DETAIL_FIELDS = ("id", "memory_id", "content", "themes", "emotion", "observer", "created_at", "linked", "superseded",
+                  "entity_names")  # fmt: skip
 
 
-def _entity_names(mind_id: str, ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    return dict(Entity.objects.filter(mind_id=mind_id, pk__in=ids).values_list("id", "name"))
+def _knot_details(
+    mind_id: str, knot_ids: list[int], path_entities: set[int]
+) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+    """The result knots' fields by id (with their linked memories, the superseded flag and their
+    entities' names), and the names of `path_entities`. One statement, none for no knots."""
+    if not knot_ids:
+        return {}, {}
+    with connection.cursor() as cursor:
+        cursor.execute(_DETAILS_SQL, {"mind_id": mind_id, "ids": knot_ids, "path_entities": sorted(path_entities)})
+        rows = cursor.fetchall()
+    details = {row[0]: dict(zip(_DETAIL_FIELDS, row[:-1], strict=True)) for row in rows}
+    names = {int(entity_id): name for entity_id, name in json.loads(rows[0][-1]).items()} if rows else {}
+    return details, names
 
 
 def _item(knot: RankedKnot, details: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
@@ -407,7 +425,7 @@ def _item(knot: RankedKnot, details: dict[str, Any], names: dict[int, str]) -> d
         "memory_ids": memory_ids,
         "content": details["content"],
         "themes": list(details["themes"]),
-        "entities": [names[e] for e in details["entities"] if e in names],
+        "entities": list(details["entity_names"]),
         "emotion": details["emotion"],
         "observer": details["observer"],
         "created_at": details["created_at"],
@@ -495,11 +513,8 @@ def resonance_of(
             fill = [r for r in reserve if r.knot_id not in distinct][: max(0, limit - len(distinct))]
             result = ranked([*pool, *fill], mood=mood, limit=limit)
             filled = len(fill)
-        details = _knot_details(mind.pk, [k.reached.knot_id for k in result]) if result else {}
-        entity_ids = {e for row in details.values() for e in row["entities"]} | {
-            e for k in result for step in k.reached.path for e in step.shared_entities
-        }
-        names = _entity_names(mind.pk, entity_ids)
+        path_entities = {e for k in result for step in k.reached.path for e in step.shared_entities}
+        details, names = _knot_details(mind.pk, [k.reached.knot_id for k in result], path_entities)
         items = [_item(k, details[k.reached.knot_id], names) for k in result if k.reached.knot_id in details]
         log.output(
             {
