@@ -85,7 +85,7 @@ WITH nearest AS MATERIALIZED (
     SELECT id, 'vector' AS found_by, distance AS score FROM nearest
 )
 SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
-       p.weight_present, k.emotion, k.created_at
+       p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
   FROM found f JOIN {knot} k ON k.id = f.id JOIN {presence} p ON p.knot_id = f.id
 """
 
@@ -265,7 +265,8 @@ def _text_list(plan: VectorPlan, *, excluding: bool) -> str:
 
 def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:
     """Both anchor lists of the mind's active knots, `candidates` each: rows (knot id, found_by
-    "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at).
+    "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at
+    in seconds since the epoch: a float costs far less to read than a datetime).
     Two statements: the plan (the net's HNSW settings), the lists."""
     tsquery, text_params = tsquery_sql(q)
     params = {
@@ -311,8 +312,8 @@ def anchor_candidates(
             vector_list.append((score, knot_id))
     fused = rrf_fuse(
         {
-            "text": [Ranked(str(pk), by_id[pk]["at"].timestamp()) for _, pk in sorted(text_list)],
-            "vector": [Ranked(str(pk), by_id[pk]["at"].timestamp()) for _, pk in sorted(vector_list)],
+            "text": [Ranked(str(pk), by_id[pk]["at"]) for _, pk in sorted(text_list)],
+            "vector": [Ranked(str(pk), by_id[pk]["at"]) for _, pk in sorted(vector_list)],
         }
     )
     return [
