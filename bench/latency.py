@@ -92,6 +92,10 @@ class Operation:
     vector_k: int | None
 
 
+# The operations' names, in the table's order (`--only` picks among them).
+OPERATION_NAMES = ("recall", "recall ?q", "search", "semantic search", "resonance", "store")
+
+
 def _operations() -> list[Operation]:
     from memories.selectors.search import SEARCH_MIN_CANDIDATES
 
@@ -137,6 +141,10 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--reuse", action="store_true", help="use the minds a --keep run left in --database instead of building them"
     )
+    parser.add_argument(
+        "--only", nargs="+", metavar="OPERATION", choices=OPERATION_NAMES,
+        help=f"measure only these operations (default: all): {', '.join(OPERATION_NAMES)}",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.requests < 1 or args.warmup < 0:
         parser.error("--sizes and --requests must be at least 1, --warmup at least 0")
@@ -701,6 +709,8 @@ def main(argv: list[str]) -> int:
             }
             recalls["resonance"] = resonance_vector_recall(loaded, mind, k=RESONANCE_LIMIT, seed=args.seed)
             for operation in _operations():
+                if args.only and operation.name not in args.only:
+                    continue
                 print(f"… {operation.name} at {mind.size}", flush=True)
                 row = operation_measure(
                     operation, mind, client=client, http_client=http_client, raw=raw, seed=args.seed,
@@ -751,7 +761,8 @@ def main(argv: list[str]) -> int:
         "benchmark": "latency",
         "started_at": started_at(started),
         "machine": machine,
-        "config": {"sizes": args.sizes, "requests": args.requests, "warmup": args.warmup, "seed": args.seed,
+        "config": {"sizes": args.sizes, "only": args.only, "requests": args.requests, "warmup": args.warmup,
+                   "seed": args.seed,
                    "embedder": "hashing", "load_s": loaded.load_s, "net_s": net_s,
                    "unfiltered_hnsw_recall_at_10": hnsw_recall},
         "rows": rows,

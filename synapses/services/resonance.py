@@ -16,16 +16,16 @@ The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synaps
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
 
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
+from memories.models import Memory
 from memories.selectors.search import VectorPlan, tsquery_sql
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
@@ -59,6 +59,9 @@ ANCHOR_MIN_CANDIDATES = 20
 
 _KNOT = Knot._meta.db_table
 _PRESENCE = KnotPresence._meta.db_table
+_LINK = MemoryKnot._meta.db_table
+_ENTITY = Entity._meta.db_table
+_MEMORY = Memory._meta.db_table
 
 # Exact plan: the distance plus zero, which the HNSW index cannot deliver, so every distance of
 # the mind's knots is computed and sorted. HNSW plan: the index delivers them (relaxed order;
@@ -70,19 +73,19 @@ _ORDER = {
 
 # Both anchor lists of the mind's active knots, with what ranking needs of each candidate.
 _ANCHORS_SQL = """
-WITH {text}, nearest AS MATERIALIZED (
+WITH nearest AS MATERIALIZED (
     SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
       FROM {knot} k JOIN {presence} p ON p.knot_id = k.id AND p.is_active
      WHERE k.mind_id = %(mind_id)s
      ORDER BY {order}
      LIMIT %(candidates)s
-), found AS (
+), {text}, found AS (
     SELECT id, 'text' AS found_by, score FROM text
     UNION ALL
     SELECT id, 'vector' AS found_by, distance AS score FROM nearest
 )
 SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
-       p.weight_present, k.emotion, k.created_at
+       p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
   FROM found f JOIN {knot} k ON k.id = f.id JOIN {presence} p ON p.knot_id = f.id
 """
 
@@ -121,6 +124,49 @@ _TEXT_BY_TERM = """query AS MATERIALIZED (
 )"""
 # Matches of one query term that the text list reads at most (knots): see _TEXT_BY_TERM.
 TEXT_TERM_MATCHES = 300
+
+# ... and in a mind above the exact-scan bound (the HNSW plan), where a common term's GIN bitmap
+# is what costs: the index is on (mind, search_vector), and a bitmap scan reads every entry of
+# each key it is given, the mind's (all its knots) and the term's (every knot holding it), before
+# LIMIT can stop anything (at 100,000 knots 12 to 46 ms per common term, 1.5 ms even for a term
+# of 1,500 knots). So the statement first asks the table's statistics (the most common lexemes
+# ANALYZE keeps for `search_vector`, the share of knots holding each, and the mind's share of
+# the table): a term whose estimated matches in the mind exceed TEXT_TERM_MATCHES is common, and
+# its matches are not read; every other term is rare, and all rare terms go into one bitmap scan
+# (the mind's entry read once), up to TEXT_TERM_MATCHES per rare term. The candidates ranked by
+# ts_rank_cd of the whole query are the rare terms' matches and the vector list's knots that
+# match the query at all, so a common term still weighs in the ranking and in which of the
+# vector list's knots are text matches. Without statistics (a table not analysed yet, a mind
+# too small a share to be listed) no term is common.
+_TEXT_LARGE = """query AS MATERIALIZED (
+    SELECT ({tsquery}) AS q
+), statistics AS MATERIALIZED (
+    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
+           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
+           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
+                      FILTER (WHERE s.attname = 'mind_id'), 0)
+           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '{knot}'::regclass), 0) AS knots
+      FROM pg_stats s
+     WHERE s.schemaname = current_schema() AND s.tablename = '{knot}' AND s.attname IN ('search_vector', 'mind_id')
+), rare AS MATERIALIZED (
+    SELECT string_agg(t, ' | ')::tsquery AS q, count(*) AS terms
+      FROM query, statistics, regexp_split_to_table(query.q::text, ' [|] ') AS t
+     WHERE query.q::text <> ''
+       AND coalesce(statistics.freqs[array_position(statistics.lexemes, btrim(t, ''''))], 0) * statistics.knots
+           <= %(term_matches)s
+), matched AS (
+    (SELECT k.id FROM rare, {knot} k
+      WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q
+      LIMIT %(term_matches)s * (SELECT terms FROM rare))
+    UNION
+    SELECT n.id FROM nearest n JOIN {knot} k ON k.id = n.id, query WHERE k.search_vector @@ query.q
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
+      FROM matched JOIN {knot} k ON k.id = matched.id JOIN {presence} p ON p.knot_id = k.id AND p.is_active,
+           query
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+)"""
 
 # One shell of spreading activation: every frontier entry (a knot and the knot it came from)
 # follows its top-k outgoing edges, never back to its predecessor, never to an inactive knot.
@@ -209,9 +255,18 @@ class AnchorCandidate:
     score: float  # the fused score (reciprocal rank over the text and the vector list)
 
 
+def _text_list(plan: VectorPlan, *, excluding: bool) -> str:
+    """The text list's SQL: every match ranked for a query that excludes words; else each term's
+    matches up to a bound, in a large mind (the HNSW plan) only the rare terms'."""
+    if excluding:
+        return _TEXT_ALL
+    return _TEXT_LARGE if plan == VectorPlan.HNSW else _TEXT_BY_TERM
+
+
 def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:
     """Both anchor lists of the mind's active knots, `candidates` each: rows (knot id, found_by
-    "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at).
+    "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at
+    in seconds since the epoch: a float costs far less to read than a datetime).
     Two statements: the plan (the net's HNSW settings), the lists."""
     tsquery, text_params = tsquery_sql(q)
     params = {
@@ -221,12 +276,11 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         "term_matches": TEXT_TERM_MATCHES,
         **text_params,
     }
-    text = (_TEXT_ALL if text_params.get("excluded") else _TEXT_BY_TERM).format(
-        tsquery=tsquery, knot=_KNOT, presence=_PRESENCE
-    )
     with transaction.atomic():
         # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
         plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
+        text = _text_list(plan, excluding=bool(text_params.get("excluded")))
+        text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
         sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -258,8 +312,8 @@ def anchor_candidates(
             vector_list.append((score, knot_id))
     fused = rrf_fuse(
         {
-            "text": [Ranked(str(pk), by_id[pk]["at"].timestamp()) for _, pk in sorted(text_list)],
-            "vector": [Ranked(str(pk), by_id[pk]["at"].timestamp()) for _, pk in sorted(vector_list)],
+            "text": [Ranked(str(pk), by_id[pk]["at"]) for _, pk in sorted(text_list)],
+            "vector": [Ranked(str(pk), by_id[pk]["at"]) for _, pk in sorted(vector_list)],
         }
     )
     return [
@@ -325,26 +379,41 @@ def spread(
 # --- the answer --------------------------------------------------------------------------------
 
 
-def _knot_details(mind_id: str, knot_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """The result knots' fields, their linked memories (oldest link first) and whether their
-    memory's current content is held by another knot. One statement."""
-    links = MemoryKnot.objects.filter(knot=OuterRef("pk")).order_by("created_at", "id").values("memory_id")
-    newer = MemoryKnot.objects.filter(
-        mind_id=OuterRef("mind_id"), memory_id=OuterRef("memory_id"), content_hash=OuterRef("memory__content_hash")
-    ).exclude(knot_id=OuterRef("pk"))
-    rows = (
-        Knot.objects.filter(mind_id=mind_id, pk__in=knot_ids)
-        .annotate(linked=ArraySubquery(links), superseded=Exists(newer))
-        .values("id", "memory_id", "content", "themes", "entities", "emotion", "observer", "created_at", "linked",
-                "superseded")
-    )  # fmt: skip
-    return {row["id"]: row for row in rows}
+# The result knots' fields, their linked memories (oldest link first), whether their memory's
+# current content is held by another knot, the names of their entities (in their order, an id
+# with no entity left out) and, the same on every row, the names of the entities the paths
+# share. One hand-written statement: compiling the ORM's equivalent (an ArraySubquery, an Exists,
+# a second query for the names) cost more than running it.
+_DETAILS_SQL = f"""
+SELECT k.id, k.memory_id, k.content, k.themes, k.emotion, k.observer, k.created_at,
+       ARRAY(SELECT l.memory_id FROM {_LINK} l WHERE l.knot_id = k.id ORDER BY l.created_at, l.id) AS linked,
+       EXISTS(SELECT 1 FROM {_LINK} l
+               WHERE l.mind_id = k.mind_id AND l.memory_id = k.memory_id AND l.content_hash = m.content_hash
+                 AND l.knot_id <> k.id) AS superseded,
+       ARRAY(SELECT e.name FROM unnest(k.entities) WITH ORDINALITY AS x(id, n)
+               JOIN {_ENTITY} e ON e.id = x.id AND e.mind_id = k.mind_id ORDER BY x.n) AS entity_names,
+       (SELECT coalesce(jsonb_object_agg(e.id, e.name), '{{}}') FROM {_ENTITY} e
+         WHERE e.mind_id = %(mind_id)s AND e.id = ANY(%(path_entities)s::bigint[])) AS path_names
+  FROM {_KNOT} k JOIN {_MEMORY} m ON m.id = k.memory_id
+ WHERE k.mind_id = %(mind_id)s AND k.id = ANY(%(ids)s::bigint[])
+"""  # noqa: S608 — only table names are formatted in
+_DETAIL_FIELDS = ("id", "memory_id", "content", "themes", "emotion", "observer", "created_at", "linked", "superseded",
+                  "entity_names")  # fmt: skip
 
 
-def _entity_names(mind_id: str, ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    return dict(Entity.objects.filter(mind_id=mind_id, pk__in=ids).values_list("id", "name"))
+def _knot_details(
+    mind_id: str, knot_ids: list[int], path_entities: set[int]
+) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+    """The result knots' fields by id (with their linked memories, the superseded flag and their
+    entities' names), and the names of `path_entities`. One statement, none for no knots."""
+    if not knot_ids:
+        return {}, {}
+    with connection.cursor() as cursor:
+        cursor.execute(_DETAILS_SQL, {"mind_id": mind_id, "ids": knot_ids, "path_entities": sorted(path_entities)})
+        rows = cursor.fetchall()
+    details = {row[0]: dict(zip(_DETAIL_FIELDS, row[:-1], strict=True)) for row in rows}
+    names = {int(entity_id): name for entity_id, name in json.loads(rows[0][-1]).items()} if rows else {}
+    return details, names
 
 
 def _item(knot: RankedKnot, details: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
@@ -357,7 +426,7 @@ def _item(knot: RankedKnot, details: dict[str, Any], names: dict[int, str]) -> d
         "memory_ids": memory_ids,
         "content": details["content"],
         "themes": list(details["themes"]),
-        "entities": [names[e] for e in details["entities"] if e in names],
+        "entities": list(details["entity_names"]),
         "emotion": details["emotion"],
         "observer": details["observer"],
         "created_at": details["created_at"],
@@ -445,11 +514,8 @@ def resonance_of(
             fill = [r for r in reserve if r.knot_id not in distinct][: max(0, limit - len(distinct))]
             result = ranked([*pool, *fill], mood=mood, limit=limit)
             filled = len(fill)
-        details = _knot_details(mind.pk, [k.reached.knot_id for k in result]) if result else {}
-        entity_ids = {e for row in details.values() for e in row["entities"]} | {
-            e for k in result for step in k.reached.path for e in step.shared_entities
-        }
-        names = _entity_names(mind.pk, entity_ids)
+        path_entities = {e for k in result for step in k.reached.path for e in step.shared_entities}
+        details, names = _knot_details(mind.pk, [k.reached.knot_id for k in result], path_entities)
         items = [_item(k, details[k.reached.knot_id], names) for k in result if k.reached.knot_id in details]
         log.output(
             {

@@ -374,3 +374,68 @@ def test_a_large_mind_finds_the_same_anchors_through_the_hnsw_index(mind, settin
     assert _ids(result) == [above.pk, text.pk, close.pk]
     plan = LogEntry.objects.get(node="synapses.resonance", kind="db_read").content
     assert plan["vector_plan"] == "hnsw"
+
+
+# --- the text list of a large mind -------------------------------------------------------------
+
+
+def _text_ids(rows) -> set[int]:
+    return {knot_id for knot_id, found_by, *_ in rows if found_by == "text"}
+
+
+def _vector_ids(rows) -> set[int]:
+    return {knot_id for knot_id, found_by, *_ in rows if found_by == "vector"}
+
+
+@pytest.fixture
+def orchard(mind, settings, monkeypatch):
+    """A mind on the HNSW plan (bound 0) whose text list reads at most 2 matches per term:
+
+        A "a zebra at dusk"          far        the query's rare word (1 of 9 knots)
+        B1…B5 "an apple …"           far        the common word: 6 of 9 knots hold it
+        C "the apple tree"           cos 0.9    common word, and in the vector list
+        D, E                         cos 0.8, 0.7, no query word
+    The vector list (3 candidates) is C, D, E.
+    """
+    from synapses.services import resonance
+
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    monkeypatch.setattr(resonance, "TEXT_TERM_MATCHES", 2)
+    m = mind.mind
+    q = "zebra apple"
+    knots = {"A": knot_of(memory_of(m, "a zebra at dusk"), embedding=vector_at_cosine(q, 0.0, axis=1), present=1.0)}
+    for n in range(1, 6):
+        content = f"an apple number {n}"
+        knots[f"B{n}"] = knot_of(memory_of(m, content), embedding=vector_at_cosine(q, 0.0, axis=1 + n), present=1.0)
+    for name, content, cosine, axis in [("C", "the apple tree", 0.9, 7), ("D", "a blue door", 0.8, 8),
+                                        ("E", "an old bicycle", 0.7, 9)]:  # fmt: skip
+        knots[name] = knot_of(memory_of(m, content), embedding=vector_at_cosine(q, cosine, axis=axis), present=1.0)
+    return m, q, knots
+
+
+def test_a_large_mind_reads_every_match_of_a_rare_term_and_a_common_term_only_in_the_vector_list(orchard):
+    from synapses.services.resonance import anchor_rows
+
+    m, q, k = orchard
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Knot._meta.db_table}")
+    rows = anchor_rows(mind_id=m.pk, q=q, vector=query_vector(q), candidates=3)
+    assert _vector_ids(rows) == {k["C"].pk, k["D"].pk, k["E"].pk}
+    # "zebra": 1 of the mind's 9 knots by the statistics, within the bound: read (A). "apple": 6 of
+    # 9, over it: its matches are not read, only the vector list's knots are tried (C); B1…B5 not.
+    assert _text_ids(rows) == {k["A"].pk, k["C"].pk}
+
+
+def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
+    from synapses.services.resonance import anchor_rows
+
+    m, q, k = orchard
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stats WHERE tablename = %s", [Knot._meta.db_table])
+        if cursor.fetchone()[0]:
+            pytest.skip("the test database's knots table has statistics already")
+    rows = anchor_rows(mind_id=m.pk, q=q, vector=query_vector(q), candidates=3)
+    # Every term is read (up to 2 matches per term, in one scan), so far apples come in too, as
+    # the 3 best by ts_rank_cd of A, the apples read and C.
+    assert k["A"].pk in _text_ids(rows)
+    assert _text_ids(rows) & {k[f"B{n}"].pk for n in range(1, 6)}
