@@ -115,13 +115,7 @@ _TEXT_BY_TERM = """query AS MATERIALIZED (
       FROM terms, LATERAL (SELECT k.id FROM {knot} k
                             WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ terms.term
                             LIMIT %(term_matches)s) AS m
-), text AS (
-    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
-      FROM matched JOIN {knot} k ON k.id = matched.id JOIN {presence} p ON p.knot_id = k.id AND p.is_active,
-           query
-     ORDER BY score DESC, k.id
-     LIMIT %(candidates)s
-)"""
+"""
 # Matches of one query term that the text list reads at most (knots): see _TEXT_BY_TERM.
 TEXT_TERM_MATCHES = 300
 
@@ -160,7 +154,10 @@ _TEXT_LARGE = """query AS MATERIALIZED (
       LIMIT %(term_matches)s * (SELECT terms FROM rare))
     UNION
     SELECT n.id FROM nearest n JOIN {knot} k ON k.id = n.id, query WHERE k.search_vector @@ query.q
-), text AS (
+"""
+# The end of both bounded text lists (_TEXT_BY_TERM and _TEXT_LARGE end with their `matched`
+# knots): the active ones, ranked by ts_rank_cd of the whole query.
+_RANKED_MATCHES = """), text AS (
     SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
       FROM matched JOIN {knot} k ON k.id = matched.id JOIN {presence} p ON p.knot_id = k.id AND p.is_active,
            query
@@ -260,7 +257,7 @@ def _text_list(plan: VectorPlan, *, excluding: bool) -> str:
     matches up to a bound, in a large mind (the HNSW plan) only the rare terms'."""
     if excluding:
         return _TEXT_ALL
-    return _TEXT_LARGE if plan == VectorPlan.HNSW else _TEXT_BY_TERM
+    return (_TEXT_LARGE if plan == VectorPlan.HNSW else _TEXT_BY_TERM) + _RANKED_MATCHES
 
 
 def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:

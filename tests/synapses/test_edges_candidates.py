@@ -20,6 +20,18 @@ pytestmark = pytest.mark.django_db
 DAY = datetime(2026, 3, 10, 12, tzinfo=UTC)
 
 
+def _default_candidates(knot: Knot):
+    """The knot's candidates with the product's default list sizes, window and cap."""
+    return edge_candidates(
+        knot=knot,
+        embedding_candidates=constants.EMBEDDING_CANDIDATES,
+        layer_candidates=constants.LAYER_CANDIDATES,
+        tolerances=constants.TIMELINE_TOLERANCES,
+        common_carriers=constants.MAX_EDGE_PAIRS_PER_KNOT,
+        carriers_probe=201,
+    )
+
+
 def _knots_at(mind, offsets_minutes: list[int], *, rng: np.random.Generator, inactive_every: int) -> list[Knot]:
     """One knot of precision "day" per offset from DAY, random vectors; every `inactive_every`-th inactive."""
     built = []
@@ -48,14 +60,7 @@ def test_a_crowded_window_offers_the_nearest_active_anchors_on_both_sides_of_the
     knots = _knots_at(the_mind, after + before, rng=rng, inactive_every=7)
     new = knot_make(the_mind, anchor=1.0, event_time=DAY, precision="day", embedding=axis(0))
 
-    found = edge_candidates(
-        knot=new,
-        embedding_candidates=constants.EMBEDDING_CANDIDATES,
-        layer_candidates=constants.LAYER_CANDIDATES,
-        tolerances=constants.TIMELINE_TOLERANCES,
-        common_carriers=constants.MAX_EDGE_PAIRS_PER_KNOT,
-        carriers_probe=201,
-    )
+    found = _default_candidates(new)
 
     active = [(knot, number) for number, knot in enumerate(knots) if number % 7 != 0]
     by_time = sorted(active, key=lambda pair: abs((pair[0].event_time - DAY).total_seconds()))
@@ -104,14 +109,7 @@ def test_a_candidate_carries_its_entities_themes_and_time_only_where_they_can_ma
     new = knot_make(the_mind, anchor=1.0, embedding=axis(0), entities=[1], themes=["work"], event_time=DAY,
                     precision="day")  # fmt: skip
 
-    found = edge_candidates(
-        knot=new,
-        embedding_candidates=constants.EMBEDDING_CANDIDATES,
-        layer_candidates=constants.LAYER_CANDIDATES,
-        tolerances=constants.TIMELINE_TOLERANCES,
-        common_carriers=constants.MAX_EDGE_PAIRS_PER_KNOT,
-        carriers_probe=201,
-    )
+    found = _default_candidates(new)
 
     by_id = {candidate.knot_id: candidate for candidate in found.candidates}
     assert set(by_id) == {sharing.pk, apart.pk}
