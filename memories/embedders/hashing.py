@@ -33,20 +33,13 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 WORD_CACHE_SIZE = 65_536
 
 
-def _feature_names(text: str) -> list[tuple[str, float]]:
-    """Every feature of `text` with its weight: the word, then its trigrams, for each word."""
-    words = _WORD.findall(text.lower())
-    if not words:
-        # Punctuation only: hash its characters so the vector is still a unit vector.
-        stripped = text.strip() or "∅"
-        return [(f"c:{stripped}", WORD_WEIGHT)]
-    features: list[tuple[str, float]] = []
-    for word in words:
-        features.extend(_word_feature_names(word))
-    return features
+def _punctuation_feature(text: str) -> list[tuple[str, float]]:
+    """The one feature of a text without words: its characters, so the vector is still a unit vector."""
+    return [(f"c:{text.strip() or '∅'}", WORD_WEIGHT)]
 
 
 def _word_feature_names(word: str) -> list[tuple[str, float]]:
+    """The word itself, then each trigram of it with boundary marks."""
     marked = f"<{word}>"
     return [(f"w:{word}", WORD_WEIGHT)] + [(f"t:{marked[i : i + 3]}", TRIGRAM_WEIGHT) for i in range(len(marked) - 2)]
 
@@ -87,7 +80,7 @@ class HashingEmbedder:
                 dims = np.concatenate([part[0] for part in parts])
                 signed = np.concatenate([part[1] for part in parts])
             else:
-                dims, signed = _hashed(_feature_names(text), self.dimensions)
+                dims, signed = _hashed(_punctuation_feature(text), self.dimensions)
             # Every weight is ±1 or ±0.5, so these sums are exact in float64 and in float32 alike:
             # the vector does not depend on the order its features are added in.
             vectors[row] = np.bincount(dims, weights=signed, minlength=self.dimensions)
