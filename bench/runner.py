@@ -5,7 +5,9 @@ from __future__ import annotations
 import cProfile
 import io
 import pstats
+import re
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -14,6 +16,10 @@ from bench.scenarios import Comparison, Context, Scenario
 
 # Lines of a profile printed when a scenario is profiled (functions, by cumulative time).
 PROFILE_TOP_FUNCTIONS = 35
+# Characters of a statement that name it in the statement table of a profile.
+STATEMENT_LABEL_CHARS = 90
+# Django names each savepoint anew ("s1398…_x17"): one label for all of them.
+_SAVEPOINT_NAME = re.compile(r'"s\d+_x\d+"')
 
 
 @dataclass(frozen=True)
@@ -162,17 +168,86 @@ def _describe(settings_change: dict) -> str:
     return ", ".join(f"{name}={value}" for name, value in settings_change.items())
 
 
+class StatementClock:
+    """Wall time of every SQL statement and commit, grouped by the statement's first characters.
+
+    cProfile sees a statement only as time spent waiting in psycopg; this says which one.
+    """
+
+    def __init__(self) -> None:
+        self.totals: dict[str, list[float]] = {}  # label -> [count, seconds]
+
+    def _add(self, label: str, seconds: float) -> None:
+        entry = self.totals.setdefault(label, [0, 0.0])
+        entry[0] += 1
+        entry[1] += seconds
+
+    def __call__(self, execute, sql, params, many, context):
+        clock = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self._add(
+                _SAVEPOINT_NAME.sub('"…"', " ".join(sql.split()))[:STATEMENT_LABEL_CHARS], time.perf_counter() - clock
+            )
+
+    @contextmanager
+    def installed(self):
+        """Time statements (execute_wrapper) and commits (the connection's commit) of the default connection."""
+        from django.db import connection
+
+        connection.ensure_connection()
+        raw = connection.connection
+        commit = raw.commit
+
+        def timed_commit():
+            clock = time.perf_counter()
+            try:
+                return commit()
+            finally:
+                self._add("COMMIT", time.perf_counter() - clock)
+
+        raw.commit = timed_commit
+        try:
+            with connection.execute_wrapper(self):
+                yield self
+        finally:
+            raw.commit = commit
+
+    def table(self, requests: int) -> str:
+        lines = [f"{'statement':<{STATEMENT_LABEL_CHARS}} {'per request':>11} {'ms each':>8} {'ms/request':>10}"]
+        for label, (count, seconds) in sorted(self.totals.items(), key=lambda item: -item[1][1]):
+            lines.append(
+                f"{label:<{STATEMENT_LABEL_CHARS}} {count / requests:>11.2f} {seconds * 1000 / count:>8.2f}"
+                f" {seconds * 1000 / requests:>10.2f}"
+            )
+        total = sum(seconds for _, seconds in self.totals.values())
+        lines.append(
+            f"{'all statements and commits':<{STATEMENT_LABEL_CHARS}} {'':>11} {'':>8} {total * 1000 / requests:>10.2f}"
+        )
+        return "\n".join(lines)
+
+
 def scenario_profile(scenario: Scenario, ctx: Context) -> str:
-    """cProfile of `ctx.requests` requests (after the warm-up): the top functions by cumulative time."""
+    """The statements of `ctx.requests` requests (after the warm-up) with their wall time, then a
+    cProfile of the same number of requests: the top functions by cumulative and by own time."""
     request = scenario.make(ctx)
     for index in range(ctx.warmup):
         request(index)
+    clock = StatementClock()
+    started = time.perf_counter()
+    with clock.installed():
+        for index in range(ctx.warmup, ctx.warmup + ctx.requests):
+            request(index)
+    wall_ms = (time.perf_counter() - started) * 1000 / ctx.requests
     profiler = cProfile.Profile()
     profiler.enable()
-    for index in range(ctx.warmup, ctx.warmup + ctx.requests):
+    for index in range(ctx.warmup + ctx.requests, ctx.warmup + 2 * ctx.requests):
         request(index)
     profiler.disable()
     out = io.StringIO()
+    out.write(f"{ctx.requests} requests without the profiler: {wall_ms:.2f} ms each; their statements:\n")
+    out.write(clock.table(ctx.requests) + "\n\n")
     stats = pstats.Stats(profiler, stream=out)
     stats.sort_stats("cumulative").print_stats(PROFILE_TOP_FUNCTIONS)
     stats.sort_stats("tottime").print_stats(PROFILE_TOP_FUNCTIONS)
