@@ -1,7 +1,8 @@
 """One tool call, served the way the API serves one request.
 
 The Mind Key is checked on every call by the API's own authentication class (a key revoked while
-the server runs is refused from its next call on); the call is a turn with one pipeline-log span
+the server runs is refused from its next call on) and counted by the API's own Mind Key rate
+limit (THROTTLE_MIND_KEY); the call is a turn with one pipeline-log span
 (node `mcp.<tool>`, the caller as source, the key's mind bound to it), like a request under
 `pipelinelog.middleware`; every failure becomes the API's error body, turned out by the API's
 own exception handler, so an agent reads the same message naming the same field as over HTTP.
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.db import close_old_connections, connection
 from django.http import HttpRequest
+from rest_framework.exceptions import Throttled
 from rest_framework.renderers import JSONRenderer
 
 from mcpserver.tools import TOOLS
@@ -27,6 +29,7 @@ from memoryproject.exceptions import api_exception_handler
 from minds.access import caller_label
 from minds.authentication import MindKeyAuthentication
 from minds.principals import AgentPrincipal
+from minds.throttling import MindKeyRateThrottle
 from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_MAX_LENGTH
 from pipelinelog.middleware import STATUS_CLIENT_ERROR
 from pipelinelog.redaction import summarize
@@ -71,6 +74,22 @@ def agent_authenticate(mind_key: str) -> AgentPrincipal:
     if authenticated is None:  # a bearer token that is not a Mind Key (a JWT, say)
         raise domain.AuthenticationFailed(NOT_A_MIND_KEY)
     return authenticated[0]
+
+
+@dataclass(frozen=True)
+class _ThrottledCall:
+    """What the API's throttle reads of a request: who calls."""
+
+    user: AgentPrincipal
+
+
+def _throttle(agent: AgentPrincipal) -> None:
+    """The API's own Mind Key rate: a call counts against the key as a request does (with
+    MIND_KEY_THROTTLE_CACHE=shared, against one budget with the key's REST calls); over it, the
+    API's 429 error with the seconds to wait."""
+    throttle = MindKeyRateThrottle()
+    if not throttle.allow_request(_ThrottledCall(agent), None):
+        raise Throttled(wait=throttle.wait())
 
 
 def error_of(error: Exception) -> tuple[dict[str, Any], bool]:
@@ -129,6 +148,7 @@ def _logged_call(*, mind_key: str, name: str, arguments: Mapping[str, Any], turn
             if tool is None:
                 raise domain.NotFound(f"No tool {name!r}. Tools: {', '.join(TOOLS)}.")
             caller.append(agent_authenticate(mind_key))
+            _throttle(caller[0])
             answer = tool.run(caller[0], arguments)
         except Exception as error:
             body, server_fault = error_of(error)

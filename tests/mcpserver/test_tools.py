@@ -4,6 +4,7 @@ failure is a tool error carrying the API's message; every call is one pipeline-l
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -301,3 +302,41 @@ def test_a_blank_turn_id_starts_a_new_turn_like_a_blank_header(mind):
 
     assert not result.is_error
     assert len(LogEntry.objects.get(node="mcp.recall", kind="span_start").turn_id) == 36  # a uuid4
+
+
+@pytest.fixture
+def mind_key_rate(settings):
+    def set_rate(rate: str) -> None:
+        current = settings.REST_FRAMEWORK
+        settings.REST_FRAMEWORK = {
+            **current,
+            "DEFAULT_THROTTLE_RATES": {**current["DEFAULT_THROTTLE_RATES"], "mind_key": rate},
+        }
+
+    return set_rate
+
+
+def test_calls_over_the_mind_key_rate_are_refused_with_the_api_s_throttled_error_and_write_nothing(
+    mind, other_mind, mind_key_rate
+):
+    mind_key_rate("2/min")
+    assert [call(mind, "recall").is_error for _ in range(2)] == [False, False]
+
+    refused = call(mind, "store", category="fact", content="Lives in Berlin")
+
+    assert refused.is_error
+    assert refused.body["error"]["code"] == "throttled"
+    assert re.search(r"available in \d+ seconds", refused.body["error"]["message"]), refused.body
+    assert Memory.objects.count() == 0
+    assert not call(other_mind, "recall").is_error  # counted per key
+
+
+def test_with_the_shared_cache_tool_calls_and_requests_of_one_key_share_one_budget(
+    mind, mind_key_rate, settings, client
+):
+    settings.MIND_KEY_THROTTLE_CACHE = "default"
+    mind_key_rate("2/min")
+    assert not call(mind, "recall").is_error
+
+    assert client.get("/memory/recall", HTTP_AUTHORIZATION=f"Bearer {mind.key}").status_code == 200
+    assert call(mind, "recall").body["error"]["code"] == "throttled"
