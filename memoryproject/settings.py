@@ -118,7 +118,11 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
-DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata"))
+DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(
+    Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata"),
+    # The embedded server's shared buffers (MB); unset: a quarter of the memory, 128 MB to 1 GB.
+    shared_buffers_mb=env_int("SYNAPSE_PG_SHARED_BUFFERS_MB", 0, minimum=16) or None,
+)
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
 DATABASES["default"]["TEST"] = {"NAME": env_str("SYNAPSE_TEST_DATABASE") or "test_synapse"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -317,3 +317,51 @@ def test_a_server_whose_starter_was_killed_while_starting_it_is_stopped_by_the_n
 
     assert postmasters_after_exit_grace(var_dir / "pgdata") == []
     assert has_exited(orphaned)
+
+
+SHOW_SHARED_BUFFERS = (
+    "import django; django.setup(); from django.db import connection; cursor = connection.cursor(); "
+    "cursor.execute('SHOW shared_buffers'); print(cursor.fetchone()[0])"
+)
+
+
+def _with_shared_buffers(var_dir: Path, megabytes: int) -> dict[str, str]:
+    return {
+        **_env(var_dir),
+        "DJANGO_SETTINGS_MODULE": "memoryproject.settings",
+        "SYNAPSE_PG_SHARED_BUFFERS_MB": str(megabytes),
+    }
+
+
+def _shared_buffers_shown(var_dir: Path, megabytes: int) -> str:
+    completed = subprocess.run(
+        [sys.executable, "-c", SHOW_SHARED_BUFFERS],
+        cwd=ROOT,
+        env=_with_shared_buffers(var_dir, megabytes),
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT_SECONDS,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed.stdout.strip()
+
+
+def test_the_server_runs_with_the_configured_shared_buffers_from_its_first_start_and_after_a_change(var_dir):
+    assert _shared_buffers_shown(var_dir, 48) == "48MB"  # a fresh directory: initdb, then the setting
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []
+
+    assert _shared_buffers_shown(var_dir, 40) == "40MB"  # the next start reads the changed setting
+
+
+def test_a_server_already_running_keeps_its_shared_buffers_when_a_client_asks_for_others(var_dir):
+    assert _shared_buffers_shown(var_dir, 48) == "48MB"
+    env = _with_shared_buffers(var_dir, 48)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline() == "attached\n"
+
+        assert _shared_buffers_shown(var_dir, 40) == "48MB"  # no restart under a running client
+    finally:
+        holder.communicate(input="", timeout=COMMAND_TIMEOUT_SECONDS)

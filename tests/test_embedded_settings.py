@@ -1,0 +1,50 @@
+"""The embedded server's default shared buffers: a quarter of the memory, 128 MB to 1 GB."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryproject import embedded_db
+
+PAGE = 4096
+MB = 2**20
+
+
+@pytest.fixture
+def memory(monkeypatch, tmp_path):
+    """memory(physical_mb, cgroup_limit): the machine's memory and its container's limit file."""
+
+    def set_memory(physical_mb: int, cgroup_limit: str | None = None) -> None:
+        sizes = {"SC_PAGE_SIZE": PAGE, "SC_PHYS_PAGES": physical_mb * MB // PAGE}
+        monkeypatch.setattr(embedded_db.os, "sysconf", lambda name: sizes[name])
+        limit_file = tmp_path / "memory.max"
+        if cgroup_limit is not None:
+            limit_file.write_text(cgroup_limit + "\n")
+        monkeypatch.setattr(embedded_db, "_CGROUP_MEMORY_MAX", limit_file)
+
+    return set_memory
+
+
+def test_a_machine_of_2_gb_gets_512_mb(memory):
+    memory(2048)
+    assert embedded_db.default_shared_buffers_mb() == 512
+
+
+def test_a_large_machine_gets_the_cap_of_1_gb(memory):
+    memory(65536)
+    assert embedded_db.default_shared_buffers_mb() == 1024
+
+
+def test_a_small_machine_gets_postgresql_s_own_default_of_128_mb(memory):
+    memory(256)
+    assert embedded_db.default_shared_buffers_mb() == 128
+
+
+def test_a_container_s_memory_limit_counts_instead_of_the_host_s_memory(memory):
+    memory(65536, cgroup_limit=str(1024 * MB))
+    assert embedded_db.default_shared_buffers_mb() == 256
+
+
+def test_a_container_without_a_limit_counts_the_machine_s_memory(memory):
+    memory(2048, cgroup_limit="max")
+    assert embedded_db.default_shared_buffers_mb() == 512
