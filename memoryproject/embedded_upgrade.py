@@ -325,6 +325,18 @@ def _run(
     status_only: bool = False,
 ):
     """Run a PostgreSQL tool; return its stdout (or its exit status), raise with its stderr."""
+    completed = tool_run(command, user=user, stdin=stdin)
+    if check and completed.returncode != 0:
+        raise UpgradeError(
+            f"{Path(str(command[0])).name} exited with {completed.returncode}: {completed.stderr.strip()[-2000:]}"
+        )
+    return completed.returncode if status_only else completed.stdout
+
+
+def tool_run(
+    command: list[str | Path], *, user: int | str | None = None, stdin: str | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess:
+    """Run a PostgreSQL tool (as `user`); its exit status and output, whatever the status."""
     # Output goes to temporary files, not pipes: `pg_ctl start` leaves the server holding the
     # pipes it inherited, so reading them to the end would wait for the server to exit.
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -335,14 +347,12 @@ def _run(
             stderr=err,
             text=True,
             user=user,
+            timeout=timeout,
             check=False,
         )
         out.seek(0)
         err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if check and completed.returncode != 0:
-        raise UpgradeError(f"{Path(str(command[0])).name} exited with {completed.returncode}: {stderr.strip()[-2000:]}")
-    return completed.returncode if status_only else stdout
+        return subprocess.CompletedProcess(completed.args, completed.returncode, out.read(), err.read())
 
 
 def _failure_message(layout: Layout, cause: object) -> str:
