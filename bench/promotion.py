@@ -17,14 +17,18 @@ knots and edges by cascade), so a later `--reuse` run of the same `--knots`, `--
 
 Reported per configuration: memories promoted, seconds, memories/s; knots created; the edge
 pairs written per promotion (a pair counts for the newer of its two knots: the edges from a
-new knot to an older one), mean and maximum, beside MAX_EDGE_PAIRS_PER_KNOT. The issue's goal:
-≥ 100 memories/s with two workers into a 100,000-knot net.
+new knot to an older one), mean and maximum, beside MAX_EDGE_PAIRS_PER_KNOT; and the CPU a
+memory cost, the workers' own (`time.process_time`) and their PostgreSQL backends' (from
+`/proc/<backend pid>/stat`, when the server runs on this machine), summed over the workers and
+divided by the memories promoted: a figure that other load on the machine changes far less
+than the wall clock. The issue's goal: ≥ 100 memories/s with two workers into a 100,000-knot net.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -90,6 +94,18 @@ def _pending_count(mind_id: str, memory_ids: list[str]) -> int:
         return cursor.fetchone()[0]
 
 
+def backend_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) the process `pid` has used, from /proc; None where it cannot
+    be read (another machine's server, no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # Fields 14 and 15 of proc(5) (utime, stime), counted from the state field after the name.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def worker_main(args: argparse.Namespace) -> int:
     """One worker process: ready, wait for "go" on stdin, sweep the mind until a sweep claims nothing."""
     django_setup()
@@ -100,9 +116,13 @@ def worker_main(args: argparse.Namespace) -> int:
     from synapses.services.promotion import memories_promote
 
     connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
     print("ready", flush=True)
     sys.stdin.readline()
     clock = time.perf_counter()
+    client_cpu, server_cpu = time.process_time(), backend_cpu_s(backend)
     calls = 0
     totals: dict[str, int] = {}
     while time.perf_counter() - clock < WORKER_DEADLINE_S:
@@ -115,7 +135,12 @@ def worker_main(args: argparse.Namespace) -> int:
         # holds, and that worker promotes it (asking again would only spin until it commits).
         if summary.selected == 0 or summary.skipped == summary.selected:
             break
-    print(json.dumps({"calls": calls, "seconds": round(time.perf_counter() - clock, 3), **totals}), flush=True)
+    server_end = backend_cpu_s(backend)
+    cpu = {
+        "client_cpu_s": round(time.process_time() - client_cpu, 3),
+        "server_cpu_s": None if server_cpu is None or server_end is None else round(server_end - server_cpu, 3),
+    }
+    print(json.dumps({"calls": calls, "seconds": round(time.perf_counter() - clock, 3), **cpu, **totals}), flush=True)
     return 0
 
 
@@ -173,10 +198,22 @@ def _written(mind_id: str, first_new_knot: int) -> dict:
     }
 
 
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def cpu_per_memory(reports: list[dict], key: str, promoted: int) -> float | None:
+    """The workers' `key` CPU seconds summed, in ms per memory promoted; None when a worker could not measure it."""
+    values = [report.get(key) for report in reports]
+    if not promoted or any(value is None for value in values):
+        return None
+    return round(1000 * sum(values) / promoted, 2)
+
+
 def table(rows: list[dict], *, knots: int) -> str:
     header = (
         f"{'promotion into ' + format(knots, ',') + ' knots':<30} {'memories':>8} {'seconds':>8} {'memories/s':>11}"
-        f" {'knots':>6} {'pairs mean':>10} {'pairs max':>9} {'cap':>4}"
+        f" {'knots':>6} {'pairs mean':>10} {'pairs max':>9} {'cap':>4} {'client ms':>9} {'server ms':>9}"
     )
     lines = [header, "-" * len(header)]
     for row in rows:
@@ -184,6 +221,7 @@ def table(rows: list[dict], *, knots: int) -> str:
             f"{str(row['workers']) + ' worker' + ('s' if row['workers'] > 1 else ''):<30} {row['promoted']:>8}"
             f" {row['seconds']:>8.2f} {row['memories_per_s']:>11.1f} {row['knots_created']:>6}"
             f" {row['edge_pairs_mean']:>10.2f} {row['edge_pairs_max']:>9} {row['max_edge_pairs_per_knot']:>4}"
+            f" {_ms(row.get('client_cpu_ms_per_memory')):>9} {_ms(row.get('server_cpu_ms_per_memory')):>9}"
         )
     two = [row for row in rows if row["workers"] == 2]
     if two:
@@ -252,6 +290,8 @@ def main(argv: list[str]) -> int:
                         "pairs_written",
                     )
                 },
+                "client_cpu_ms_per_memory": cpu_per_memory(reports, "client_cpu_s", promoted),
+                "server_cpu_ms_per_memory": cpu_per_memory(reports, "server_cpu_s", promoted),
                 **_written(net.mind_id, first_new_knot),
             }
             rows.append(row)

@@ -4,6 +4,7 @@
     explicit_names(names)                a memory's given names, de-duplicated case-insensitively
     content_ngrams(text)                 every whole-word run of 1..ENTITY_NAME_MAX_WORDS words, lower-cased
     names_found(text, names)             the names occurring in the text as whole words
+    names_in_grams(grams, names)         the same, given the text's content_ngrams
     themes_of(tags)                      sorted, de-duplicated, non-empty tags
     time_anchor(event_time, precision)   both, or neither
 
@@ -64,7 +65,12 @@ def content_ngrams(text: str, max_words: int = constants.ENTITY_NAME_MAX_WORDS) 
 
 def names_found(text: str, names: Iterable[str], max_words: int = constants.ENTITY_NAME_MAX_WORDS) -> list[str]:
     """The names (as given, in their order, without repeats) that occur in `text` as whole words."""
-    grams = content_ngrams(text, max_words)
+    return names_in_grams(content_ngrams(text, max_words), names)
+
+
+def names_in_grams(grams: set[str], names: Iterable[str]) -> list[str]:
+    """names_found for a text whose content_ngrams are `grams` (a caller that checks many names
+    against one text computes its n-grams once)."""
     found: list[str] = []
     seen: set[str] = set()
     for name in names:

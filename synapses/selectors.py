@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.conf import settings
@@ -61,6 +61,9 @@ def timeline_window(event_time: datetime, precision: str, tolerances: Mapping[st
     days = (tolerances[precision] + _SLACK_UNITS[precision]) * _DAYS_PER_UNIT[precision]
     return event_time - timedelta(days=days), event_time + timedelta(days=days)
 
+
+# The origin of the candidates' event times as the candidates statement sends them (microseconds since it).
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # Smallest hnsw.ef_search of the net's own vector searches (rows): pgvector's default.
 NET_MIN_EF_SEARCH = 40
@@ -205,7 +208,7 @@ _COLUMNS = """k.id, k.weight_anchor,
        CASE WHEN k.entities && %(own_entities)s::bigint[] THEN k.entities END AS entities,
        CASE WHEN k.themes && %(own_themes)s::varchar[] THEN k.themes END AS themes,
        CASE WHEN k.event_precision = %(own_precision)s THEN k.event_time END AS event_time,
-       k.event_precision, 1 - (k.embedding <=> %(vector)s::vector) AS cosine"""
+       k.event_precision, k.embedding"""
 
 _LISTS = {
     "embedding": "SELECT {columns} {others} ORDER BY {order} LIMIT %(embedding_candidates)s",
@@ -236,12 +239,20 @@ _LISTS = {
 
 # The lists' rows as they come (a knot two lists found twice, identical), each knot once, without
 # those the new knot has an edge to. The rows carry their columns: no second read of the knots.
+# The cosine is computed here, once per candidate, not in the lists: the vectors are stored out of
+# line (TOAST), so each computation reads the vector's own pages, and the timeline list reads up
+# to twice its length before it keeps the nearest half. The event time travels as microseconds
+# since the epoch (an integer, exact): psycopg decodes a timestamptz in Python, an integer in C
+# (measured at 100,000 knots: a few hundred per formation were a tenth of its Python).
 _CANDIDATES_SQL = """
-SELECT DISTINCT ON (c.id) c.id, c.weight_anchor, c.entities, c.themes, c.event_time, c.event_precision, c.cosine
-  FROM ({lists}) AS c
- WHERE NOT EXISTS (SELECT 1 FROM {edge} e
-                    WHERE e.mind_id = %(mind_id)s AND e.source_id = %(knot_id)s AND e.target_id = c.id)
- ORDER BY c.id
+SELECT d.id, d.weight_anchor, d.entities, d.themes, (extract(epoch FROM d.event_time) * 1000000)::bigint,
+       d.event_precision, 1 - (d.embedding <=> %(vector)s::vector) AS cosine
+  FROM (SELECT DISTINCT ON (c.id) c.*
+          FROM ({lists}) AS c
+         WHERE NOT EXISTS (SELECT 1 FROM {edge} e
+                            WHERE e.mind_id = %(mind_id)s AND e.source_id = %(knot_id)s AND e.target_id = c.id)
+         ORDER BY c.id) AS d
+ ORDER BY d.id
 """
 
 
@@ -319,7 +330,7 @@ def edge_candidates(
             weight_anchor=row[1],
             entities=tuple(row[2] or ()),
             themes=tuple(row[3] or ()),
-            event_time=row[4],
+            event_time=None if row[4] is None else _EPOCH + timedelta(microseconds=row[4]),
             event_precision=row[5] or "",
             cosine=float(row[6]),
         )

@@ -7,6 +7,7 @@ its docstring says and that the decay bench measures the service and its bare st
 from __future__ import annotations
 
 import math
+import os
 import re
 from datetime import timedelta
 
@@ -119,6 +120,24 @@ def test_the_promotion_table_judges_the_two_worker_row_against_a_hundred_memorie
     assert promotion_table([_promotion_row(1, 80.0), _promotion_row(2, 120.0)], knots=100).endswith(": met")
     assert promotion_table([_promotion_row(1, 120.0), _promotion_row(2, 90.0)], knots=100).endswith(": not met")
     assert "goal" not in promotion_table([_promotion_row(1, 120.0)], knots=100)
+
+
+def test_the_cpu_per_memory_sums_the_workers_and_is_unknown_when_one_worker_could_not_measure_it():
+    from bench.promotion import cpu_per_memory
+
+    reports = [{"server_cpu_s": 1.5}, {"server_cpu_s": 0.5}]
+    assert cpu_per_memory(reports, "server_cpu_s", 100) == 20.0  # (1.5 + 0.5) s over 100 memories
+    assert cpu_per_memory([{"server_cpu_s": 1.5}, {"server_cpu_s": None}], "server_cpu_s", 100) is None
+    assert cpu_per_memory(reports, "server_cpu_s", 0) is None
+    row = {**_promotion_row(2, 50.0), "client_cpu_ms_per_memory": 7.25, "server_cpu_ms_per_memory": None}
+    assert promotion_table([row], knots=100).splitlines()[2].split()[-2:] == ["7.2", "–"]
+
+
+def test_a_process_cpu_is_read_for_this_process_and_none_for_one_that_does_not_exist():
+    from bench.promotion import backend_cpu_s
+
+    assert backend_cpu_s(os.getpid()) >= 0.0
+    assert backend_cpu_s(2**22 + 1) is None  # above Linux's largest pid
 
 
 @pytest.mark.django_db(transaction=True)

@@ -176,13 +176,18 @@ def _pair_depths(
     entity_column, themes_column = LAYER_COLUMNS[constants.LAYER_ENTITY], LAYER_COLUMNS[constants.LAYER_THEMES]
     timeline_column = LAYER_COLUMNS[constants.LAYER_TIMELINE]
     shared: list[_Shared] = []
+    # Candidates repeat a handful of theme sets (a mind's tags): each set's depth is computed once.
+    themes_of: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
     for row, candidate in enumerate(candidates):
         entities = tuple(sorted(counted_entities.intersection(candidate.entities))) if counted_entities else ()
         if entities:
             depths[row, entity_column] = 1.0
         themes: tuple[str, ...] = ()
         if own_themes and candidate.themes:
-            depth, themes = themes_depth(own_themes, candidate.themes)
+            known = themes_of.get(candidate.themes)
+            if known is None:
+                known = themes_of[candidate.themes] = themes_depth(own_themes, candidate.themes)
+            depth, themes = known
             if themes:
                 depths[row, themes_column] = depth
         distance = None

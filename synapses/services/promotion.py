@@ -309,15 +309,20 @@ def _embedding_ensure(memory: Memory, sp: Span) -> None:
     sp.db_write({"table": "memories_memory", "operation": "update", "field": "embedding", "previous_model": previous})
 
 
+# A duplicate's or a reactivation's link: one statement written out, as the knot's below (the
+# ORM's create built and converted it in more Python than the insert costs the server). A unique
+# violation names its constraint as a save's would.
+_LINK_SQL = """
+INSERT INTO {link} (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+VALUES (%(mind)s, %(memory)s, %(hash)s, %(knot)s, %(kind)s, %(now)s)
+"""
+
+
 def _link(memory: Memory, knot_id: int, kind: LinkKind, now: datetime) -> None:
-    MemoryKnot.objects.create(
-        mind_id=memory.mind_id,
-        memory_id=memory.pk,
-        content_hash=memory.content_hash,
-        knot_id=knot_id,
-        kind=kind,
-        created_at=now,
-    )
+    params = {"mind": memory.mind_id, "memory": memory.pk, "hash": memory.content_hash, "knot": knot_id,
+              "kind": kind.value, "now": now}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_LINK_SQL.format(link=MemoryKnot._meta.db_table), params)
 
 
 # The knot, its presence and its origin link in one statement: three ORM saves cost three round
