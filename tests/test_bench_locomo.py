@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,7 @@ from bench.locomo.dataset import (
     evidence_resolve,
     names_in,
     session_date_parse,
+    session_start_parse,
     turn_memory,
 )
 from bench.locomo.metrics import Outcome, recall_at_k, system_summary
@@ -73,6 +74,13 @@ def test_a_session_date_parses_with_or_without_the_clock_time_and_anything_else_
     assert session_date_parse(None) is None
 
 
+def test_a_session_start_is_its_date_and_clock_time_and_none_when_the_clock_time_is_missing():
+    assert session_start_parse("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56)
+    assert session_start_parse("12:09 am on 13 September, 2023") == datetime(2023, 9, 13, 0, 9)
+    assert session_start_parse("8 May, 2023") is None
+    assert session_start_parse("yesterday") is None
+
+
 # --- Building memories -----------------------------------------------------------------------
 
 
@@ -99,6 +107,35 @@ def test_a_turn_becomes_speaker_and_text_with_its_caption_session_date_and_names
         "event_time": "2023-05-08",
     }
     assert turn_memory(conversation.turns[3], speakers=conversation.speakers)["content"] == MARATHON
+
+
+def test_turns_are_spoken_one_minute_apart_from_the_session_clock_time_or_all_on_the_session_date():
+    conversation = _conversations()[0]  # session 1 at 1:56 pm on 8 May 2023, session 2 at 10:00 am on 2 June
+    in_order = [
+        turn_memory(turn, speakers=conversation.speakers, turn_time="turn-order")["event_time"]
+        for turn in conversation.turns
+    ]
+    assert in_order == [
+        "2023-05-08T13:56:00Z",
+        "2023-05-08T13:57:00Z",
+        "2023-05-08T13:58:00Z",
+        "2023-06-02T10:00:00Z",
+        "2023-06-02T10:01:00Z",
+        "2023-06-02T10:02:00Z",
+    ]
+    by_date = [turn_memory(turn, speakers=conversation.speakers)["event_time"] for turn in conversation.turns]
+    assert by_date == ["2023-05-08"] * 3 + ["2023-06-02"] * 3
+
+
+def test_a_session_dated_without_a_clock_time_gives_its_turns_the_date_in_either_model():
+    sample = copy.deepcopy(SYNTHETIC_SAMPLES[0])
+    sample["conversation"]["session_1_date_time"] = "8 May, 2023"
+    conversation = conversation_parse(sample)
+    for turn_time in ("turn-order", "session-date"):
+        assert [
+            turn_memory(turn, speakers=conversation.speakers, turn_time=turn_time)["event_time"]
+            for turn in conversation.turns[:3]
+        ] == ["2023-05-08"] * 3
 
 
 def test_building_memories_never_reads_the_questions():
@@ -171,6 +208,24 @@ def test_every_turn_is_one_memory_of_its_conversations_mind(stored):
     assert (memory.mind_id, memory.content) == (second.mind.pk, "Carmen: Dmitri, my cousin Clara lives in Berlin.")
     assert memory.entities == ["Carmen", "Dmitri", "Clara", "Berlin"]
     assert (memory.event_time.date().isoformat(), memory.event_precision) == ("2024-03-03", "day")
+
+
+def test_turns_stored_in_turn_order_hold_their_own_minute_of_the_session(db):
+    from bench.locomo.harness import conversation_store
+    from memories.models import Memory
+    from minds.services import user_register
+
+    owner = user_register(email="locomo-order@example.com", password="a password that is long enough")
+    stored = conversation_store(_conversations()[1], owner=owner, turn_time="turn-order")
+    # Session 1 of "synthetic-2" is "9:15 am on 3 March, 2024": D1:1 at 09:15, D1:2 a minute later.
+    times = {
+        stored.turn_of[memory.pk]: (memory.event_time.isoformat(), memory.event_precision)
+        for memory in Memory.objects.filter(mind=stored.mind)
+    }
+    assert times == {
+        "D1:1": ("2024-03-03T09:15:00+00:00", "minute"),
+        "D1:2": ("2024-03-03T09:16:00+00:00", "minute"),
+    }
 
 
 def test_a_question_whose_words_one_turn_holds_most_of_is_full_text_top_one_in_each_mind(stored):

@@ -2,6 +2,7 @@
 
     python -m bench locomo --data PATH [--conversations N] [--embedder hashing|sentence-transformers]
                            [--k 5,10,20] [--systems vector,fulltext,hybrid,synapse] [--json OUT]
+                           [--turn-time turn-order|session-date]
 
 Builds a throw-away database (bench.database), stores every conversation as a mind, asks every
 question of categories 1–4 with at least one evidence turn of every system, prints the table and,
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.database import database_create, database_drop, django_setup, server_versions
+from bench.locomo.dataset import DEFAULT_TURN_TIME, TURN_TIMES
 
 # The embedders a run can use (SYNAPSE_EMBEDDER values that need no server).
 EMBEDDERS = ("hashing", "sentence-transformers")
@@ -69,6 +71,13 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--systems", help="comma-separated subset of the systems (default: all)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON to OUT")
     parser.add_argument(
+        "--turn-time",
+        choices=TURN_TIMES,
+        default=DEFAULT_TURN_TIME,
+        help="a turn's event_time: its own minute in the session's order, or the session's date "
+        f"(default {DEFAULT_TURN_TIME}; with --reuse, what the --keep run stored)",
+    )
+    parser.add_argument(
         "--database",
         default=LOCOMO_DATABASE,
         help=f"throw-away database, created and dropped (default {LOCOMO_DATABASE})",
@@ -111,7 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         database_create(args.database)
     try:
-        result = locomo_run(conversations, systems=[SYSTEMS[name] for name in names], ks=args.k, reuse=args.reuse)
+        result = locomo_run(
+            conversations,
+            systems=[SYSTEMS[name] for name in names],
+            ks=args.k,
+            reuse=args.reuse,
+            turn_time=args.turn_time,
+        )
         versions = server_versions()
     finally:
         if args.keep or args.reuse:

@@ -7,6 +7,15 @@ The format (the public LoCoMo release, `data/locomo10.json`): a list of samples,
 
 Building memories reads only the conversation: the turns, their speakers and the session dates.
 Questions, answers and evidence are read separately and only to score the retrieval.
+
+A turn's `event_time` is a model of when it was said (`TURN_TIMES`): the release dates each
+session ("1:56 pm on 8 May, 2023"), not each turn. `session-date` (the default) stores the
+session's date alone (day precision), the same for every turn of the session: what the release
+says. `turn-order` stores what a live agent writing the conversation down as it happens would:
+each turn its own minute, the session's first turn at the session's clock time and every further
+one `TURN_INTERVAL` later, in the order they were spoken. The choice changes the input, not the
+model; on the development split it moved no system's recall beyond the difference between two
+builds (docs/benchmarks.md → LoCoMo), so the default stays what the release says.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 # The categories scored; 5 (adversarial: questions whose answer is not in the conversation) is left out.
@@ -24,6 +33,16 @@ SCORED_CATEGORIES = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # How a session's date is written ("1:56 pm on 8 May, 2023"), and the same without the clock time.
 SESSION_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%d %B, %Y", "%d %B %Y")
+# How a turn's event_time is modelled (turn_memory): its own minute in the order of the session, or
+# the session's date for every turn of the session.
+TURN_TIME_ORDER = "turn-order"
+TURN_TIME_SESSION_DATE = "session-date"
+TURN_TIMES = (TURN_TIME_ORDER, TURN_TIME_SESSION_DATE)
+DEFAULT_TURN_TIME = TURN_TIME_SESSION_DATE
+# Time between two consecutive turns of a session under turn-order (minutes): the session's time is
+# given to the minute and minute is the product's finest event precision, so one minute is the
+# smallest step that gives each turn a moment of its own; a chat reply takes about that long.
+TURN_INTERVAL = timedelta(minutes=1)
 # The memory category every turn is stored under: what was said in a conversation.
 TURN_CATEGORY = "context"
 # Evidence strings that name several turns at once ("D8:6; D9:17", malformed upstream) split here.
@@ -57,6 +76,9 @@ class Turn:
     session: int
     session_date: date | None  # None when the session's date does not parse
     caption: str = ""  # what a shared image shows (`blip_caption`), "" when the turn shares none
+    # The session's date and clock time (naive, as the release writes it), None without a clock time.
+    session_start: datetime | None = None
+    position: int = 0  # the turn's place in its session, 0 for the first
 
 
 @dataclass(frozen=True)
@@ -77,11 +99,23 @@ class Conversation:
 
 def session_date_parse(text: str | None) -> date | None:
     """The date of "1:56 pm on 8 May, 2023" (or "8 May, 2023"); None when it has another form."""
+    moment = _session_moment(text)
+    return None if moment is None else moment[0].date()
+
+
+def session_start_parse(text: str | None) -> datetime | None:
+    """The date and clock time of "1:56 pm on 8 May, 2023"; None when the text gives no clock time."""
+    moment = _session_moment(text)
+    return moment[0] if moment is not None and moment[1] else None
+
+
+def _session_moment(text: str | None) -> tuple[datetime, bool] | None:
+    """The parsed session time and whether it holds a clock time (the first format does)."""
     if not text:
         return None
-    for form in SESSION_DATE_FORMATS:
+    for index, form in enumerate(SESSION_DATE_FORMATS):
         try:
-            return datetime.strptime(text.strip(), form).date()
+            return datetime.strptime(text.strip(), form), index == 0
         except ValueError:
             continue
     return None
@@ -95,8 +129,9 @@ def _turns(conversation: dict) -> tuple[Turn, ...]:
     )
     turns = []
     for number, session in sessions:
-        when = session_date_parse(conversation.get(f"session_{number}_date_time"))
-        for turn in session:
+        written = conversation.get(f"session_{number}_date_time")
+        when, start = session_date_parse(written), session_start_parse(written)
+        for position, turn in enumerate(session):
             turns.append(
                 Turn(
                     dia_id=turn["dia_id"],
@@ -105,6 +140,8 @@ def _turns(conversation: dict) -> tuple[Turn, ...]:
                     session=number,
                     session_date=when,
                     caption=str(turn.get("blip_caption") or "").strip(),
+                    session_start=start,
+                    position=position,
                 )
             )
     return tuple(turns)
@@ -223,7 +260,22 @@ def turn_content(turn: Turn) -> str:
     return f"{content} [shares {turn.caption}]" if turn.caption else content
 
 
-def turn_memory(turn: Turn, *, speakers: Iterable[str]) -> dict:
+def turn_event_time(turn: Turn, turn_time: str = DEFAULT_TURN_TIME) -> str | None:
+    """The turn's `event_time` as the client sends it (the module's docstring, `TURN_TIMES`).
+
+    turn-order: the session's clock time plus `position × TURN_INTERVAL`, an ISO datetime in UTC
+    (minute precision); a session dated without a clock time falls back to its date. session-date:
+    the date (day precision). None when the session's date does not parse.
+    """
+    if turn_time not in TURN_TIMES:
+        raise ValueError(f"unknown turn time {turn_time!r}; known: {', '.join(TURN_TIMES)}")
+    if turn_time == TURN_TIME_ORDER and turn.session_start is not None:
+        spoken = turn.session_start + turn.position * TURN_INTERVAL
+        return spoken.strftime("%Y-%m-%dT%H:%M:00Z")
+    return None if turn.session_date is None else turn.session_date.isoformat()
+
+
+def turn_memory(turn: Turn, *, speakers: Iterable[str], turn_time: str = DEFAULT_TURN_TIME) -> dict:
     """The memory input of one turn, as a client would send it to POST /memory/sync."""
     fields = {
         "category": TURN_CATEGORY,
@@ -231,6 +283,7 @@ def turn_memory(turn: Turn, *, speakers: Iterable[str]) -> dict:
         "content": turn_content(turn),
         "entities": turn_entities(turn, speakers=speakers),
     }
-    if turn.session_date is not None:
-        fields["event_time"] = turn.session_date.isoformat()  # a date: day precision
+    event_time = turn_event_time(turn, turn_time)
+    if event_time is not None:
+        fields["event_time"] = event_time
     return fields

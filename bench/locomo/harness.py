@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from bench.locomo.dataset import Conversation, Question, turn_memory
+from bench.locomo.dataset import DEFAULT_TURN_TIME, Conversation, Question, turn_memory
 from bench.locomo.metrics import Outcome, recall_at_k, system_summary
 from bench.locomo.systems import System
 from memories.api.serializers import MAX_SYNC_MEMORIES, SyncRequestSerializer
@@ -50,13 +50,18 @@ def _unique_keys(items: list[dict]) -> None:
 
 
 def conversation_store(
-    conversation: Conversation, *, owner, prepare: Sequence[Callable[[Mind, Sequence[str]], None]] = ()
+    conversation: Conversation,
+    *,
+    owner,
+    prepare: Sequence[Callable[[Mind, Sequence[str]], None]] = (),
+    turn_time: str = DEFAULT_TURN_TIME,
 ) -> StoredConversation:
-    """One mind with every turn of `conversation` as a memory, then the `prepare` steps, each
-    given the mind and its memory ids in the conversation's order."""
+    """One mind with every turn of `conversation` as a memory (its event_time modelled by
+    `turn_time`, bench.locomo.dataset.TURN_TIMES), then the `prepare` steps, each given the mind
+    and its memory ids in the conversation's order."""
     mind, issued = mind_create(owner=owner, name=f"LoCoMo {conversation.sample_id}".strip())
     caller = caller_of(AgentPrincipal(key=issued.key))
-    items = [turn_memory(turn, speakers=conversation.speakers) for turn in conversation.turns]
+    items = [turn_memory(turn, speakers=conversation.speakers, turn_time=turn_time) for turn in conversation.turns]
     _unique_keys(items)
     turn_of: dict[str, str] = {}
     position: dict[str, int] = {}  # memory id → the turn's place in the conversation
@@ -114,10 +119,16 @@ def _ask(system: System, stored: StoredConversation, question: Question, ks: Seq
 
 
 def locomo_run(
-    conversations: list[Conversation], *, systems: Sequence[System], ks: Sequence[int], reuse: bool = False
+    conversations: list[Conversation],
+    *,
+    systems: Sequence[System],
+    ks: Sequence[int],
+    reuse: bool = False,
+    turn_time: str = DEFAULT_TURN_TIME,
 ) -> dict:
-    """Store every conversation, ask every scored question of every system, summarise. `reuse`:
-    the database already holds the conversations, stored and prepared (a run with `--keep`).
+    """Store every conversation (turn times modelled by `turn_time`), ask every scored question
+    of every system, summarise. `reuse`: the database already holds the conversations, stored and
+    prepared (a run with `--keep`; `turn_time` is then what that run stored, not checked).
 
     Returns `{"conversations", "questions", "turns", "skipped_evidence", "k", "systems": {name: summary}}`.
     """
@@ -133,7 +144,7 @@ def locomo_run(
         if reuse:
             stored.append(conversation_find(conversation, owner=owner))
             continue
-        stored.append(conversation_store(conversation, owner=owner, prepare=prepare))
+        stored.append(conversation_store(conversation, owner=owner, prepare=prepare, turn_time=turn_time))
         if prepare:
             print(
                 f"  {conversation.sample_id}: {len(conversation.turns)} turns stored and prepared in "
@@ -157,6 +168,7 @@ def locomo_run(
         "turns": sum(len(conversation.turns) for conversation in conversations),
         "skipped_evidence": sum(conversation.skipped_evidence for conversation in conversations),
         "prepare_s": round(sum(mind.prepare_s for mind in stored), 1),
+        "turn_time": turn_time,
         "k": list(ks),
         "systems": {name: system_summary(found, ks) for name, found in outcomes.items()},
     }
