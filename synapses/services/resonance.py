@@ -17,10 +17,12 @@ The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synaps
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
 
 from memories.embedders import get_embedder
@@ -49,7 +51,7 @@ from synapses.resonance import (
     spread_activation,
     unknown_mode_message,
 )
-from synapses.selectors import knot_vector_plan, vector_literal
+from synapses.selectors import NetFacts, knot_vector_plan, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -123,9 +125,9 @@ TEXT_TERM_MATCHES = 300
 # is what costs: the index is on (mind, search_vector), and a bitmap scan reads every entry of
 # each key it is given, the mind's (all its knots) and the term's (every knot holding it), before
 # LIMIT can stop anything (at 100,000 knots 12 to 46 ms per common term, 1.5 ms even for a term
-# of 1,500 knots). So the statement first asks the table's statistics (the most common lexemes
-# ANALYZE keeps for `search_vector`, the share of knots holding each, and the mind's share of
-# the table): a term whose estimated matches in the mind exceed TEXT_TERM_MATCHES is common, and
+# of 1,500 knots). So the mind's common lexemes come first from the table's statistics
+# (_LEXEME_ESTIMATES_SQL, read once per process and mind for NET_FACTS_SECONDS): a term whose
+# estimated matches in the mind exceed TEXT_TERM_MATCHES is common (the `common` parameter), and
 # its matches are not read; every other term is rare, and all rare terms go into one bitmap scan
 # (the mind's entry read once), up to TEXT_TERM_MATCHES per rare term. The candidates ranked by
 # ts_rank_cd of the whole query are the rare terms' matches and the vector list's knots that
@@ -134,20 +136,10 @@ TEXT_TERM_MATCHES = 300
 # too small a share to be listed) no term is common.
 _TEXT_LARGE = """query AS MATERIALIZED (
     SELECT ({tsquery}) AS q
-), statistics AS MATERIALIZED (
-    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
-           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
-           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
-                      FILTER (WHERE s.attname = 'mind_id'), 0)
-           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '{knot}'::regclass), 0) AS knots
-      FROM pg_stats s
-     WHERE s.schemaname = current_schema() AND s.tablename = '{knot}' AND s.attname IN ('search_vector', 'mind_id')
 ), rare AS MATERIALIZED (
     SELECT string_agg(t, ' | ')::tsquery AS q, count(*) AS terms
-      FROM query, statistics, regexp_split_to_table(query.q::text, ' [|] ') AS t
-     WHERE query.q::text <> ''
-       AND coalesce(statistics.freqs[array_position(statistics.lexemes, btrim(t, ''''))], 0) * statistics.knots
-           <= %(term_matches)s
+      FROM query, regexp_split_to_table(query.q::text, ' [|] ') AS t
+     WHERE query.q::text <> '' AND btrim(t, '''') <> ALL(%(common)s::text[])
 ), matched AS (
     (SELECT k.id FROM rare, {knot} k
       WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q
@@ -155,6 +147,82 @@ _TEXT_LARGE = """query AS MATERIALIZED (
     UNION
     SELECT n.id FROM nearest n JOIN {knot} k ON k.id = n.id, query WHERE k.search_vector @@ query.q
 """
+# Each lexeme of the table's statistics (the most common ones ANALYZE keeps for
+# `search_vector`, with the share of knots holding each) and its estimated matches in the mind
+# (that share × the mind's share of the table × the table's knots). No rows without statistics.
+# Read in the statement itself it cost ~5 ms per call at 100,000 knots (the view's arrays
+# detoasted and cast) and ~1 ms of planning; the statistics change only on ANALYZE.
+_LEXEME_ESTIMATES_SQL = f"""
+WITH statistics AS (
+    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
+           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
+           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
+                      FILTER (WHERE s.attname = 'mind_id'), 0)
+           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '{_KNOT}'::regclass), 0) AS knots
+      FROM pg_stats s
+     WHERE s.schemaname = current_schema() AND s.tablename = '{_KNOT}' AND s.attname IN ('search_vector', 'mind_id')
+)
+SELECT x.lexeme, x.freq * statistics.knots
+  FROM statistics, unnest(statistics.lexemes, statistics.freqs[1:cardinality(statistics.lexemes)]) AS x(lexeme, freq)
+ WHERE x.lexeme IS NOT NULL
+"""  # noqa: S608 — only the table name is formatted in
+# Seconds one process keeps what it read of a mind's net for the anchors statement (the lexeme
+# estimates above, and that the mind is above the exact-scan bound) before reading it again.
+# Both change only by ANALYZE or by the mind's knots growing past the bound, or shrinking back
+# (a memory deleted, a sweep): a stale fact changes which common terms are read or which vector
+# plan runs for that long, both plans and both term sets still returning matches of the query.
+NET_FACTS_SECONDS = 60.0
+
+
+@dataclass
+class _NetFacts:
+    """What this process read of each mind's net, each fact with the monotonic time it expires."""
+
+    above_bound: dict[tuple[str, int], float] = field(default_factory=dict)  # (mind, bound) → expiry
+    lexemes: dict[str, tuple[float, tuple[tuple[str, float], ...]]] = field(default_factory=dict)
+
+    def forget(self) -> None:
+        self.above_bound.clear()
+        self.lexemes.clear()
+
+
+_NET_FACTS = _NetFacts()
+
+
+def net_facts_forget() -> None:
+    """Drop what this process remembers of every net (tests that ANALYZE or resize a mind)."""
+    _NET_FACTS.forget()
+
+
+def _common_lexemes(mind_id: str, term_matches: int) -> list[str]:
+    """The lexemes estimated in more than `term_matches` of the mind's knots (one statement when
+    this process has not read them in NET_FACTS_SECONDS, else none)."""
+    now = time.monotonic()
+    cached = _NET_FACTS.lexemes.get(mind_id)
+    if cached is None or cached[0] <= now:
+        with connection.cursor() as cursor:
+            cursor.execute(_LEXEME_ESTIMATES_SQL, {"mind_id": mind_id})
+            estimates = tuple((lexeme, float(n)) for lexeme, n in cursor.fetchall())
+        _NET_FACTS.lexemes[mind_id] = (now + NET_FACTS_SECONDS, estimates)
+    else:
+        estimates = cached[1]
+    return [lexeme for lexeme, n in estimates if n > term_matches]
+
+
+def _vector_plan(mind_id: str, candidates: int) -> VectorPlan:
+    """The plan of the anchors' vector half, with this transaction's HNSW settings set. A mind
+    this process found above the exact-scan bound in the last NET_FACTS_SECONDS is not counted
+    again (the settings statement alone: 2.2 ms → ~0.1 ms at 100,000 knots)."""
+    key = (mind_id, settings.SYNAPSE_EXACT_SCAN_MAX_ROWS)
+    now = time.monotonic()
+    known = _NET_FACTS.above_bound.get(key, 0.0) > now
+    facts = NetFacts(active_above_bound={mind_id} if known else set())
+    plan = knot_vector_plan(mind_id=mind_id, candidates=candidates, facts=facts).vector_plan
+    if plan == VectorPlan.HNSW and not known:
+        _NET_FACTS.above_bound[key] = now + NET_FACTS_SECONDS
+    return plan
+
+
 # The end of both bounded text lists (_TEXT_BY_TERM and _TEXT_LARGE end with their `matched`
 # knots): the active ones, ranked by ts_rank_cd of the whole query.
 _RANKED_MATCHES = """), text AS (
@@ -275,8 +343,11 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
     }
     with transaction.atomic():
         # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
-        plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
-        text = _text_list(plan, excluding=bool(text_params.get("excluded")))
+        plan = _vector_plan(mind_id, candidates)
+        excluding = bool(text_params.get("excluded"))
+        if plan == VectorPlan.HNSW and not excluding:
+            params["common"] = _common_lexemes(mind_id, TEXT_TERM_MATCHES)
+        text = _text_list(plan, excluding=excluding)
         text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
         sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
         with connection.cursor() as cursor:
