@@ -51,7 +51,7 @@ from synapses.resonance import (
     spread_activation,
     unknown_mode_message,
 )
-from synapses.selectors import NetFacts, knot_vector_plan, vector_literal
+from synapses.selectors import knot_vector_plan, net_hnsw_settings, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -210,17 +210,34 @@ def _common_lexemes(mind_id: str, term_matches: int) -> list[str]:
 
 
 def _vector_plan(mind_id: str, candidates: int) -> VectorPlan:
-    """The plan of the anchors' vector half, with this transaction's HNSW settings set. A mind
-    this process found above the exact-scan bound in the last NET_FACTS_SECONDS is not counted
-    again (the settings statement alone: 2.2 ms → ~0.1 ms at 100,000 knots)."""
+    """The plan of the anchors' vector half: HNSW, without a statement, for a mind this process
+    found above the exact-scan bound in the last NET_FACTS_SECONDS; else the mind's active knots
+    counted up to the bound (2.2 ms at 100,000 knots). The count's own HNSW settings are not
+    relied on: anchor_rows sends them with the lists."""
     key = (mind_id, settings.SYNAPSE_EXACT_SCAN_MAX_ROWS)
     now = time.monotonic()
-    known = _NET_FACTS.above_bound.get(key, 0.0) > now
-    facts = NetFacts(active_above_bound={mind_id} if known else set())
-    plan = knot_vector_plan(mind_id=mind_id, candidates=candidates, facts=facts).vector_plan
-    if plan == VectorPlan.HNSW and not known:
+    if _NET_FACTS.above_bound.get(key, 0.0) > now:
+        return VectorPlan.HNSW
+    plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
+    if plan == VectorPlan.HNSW:
         _NET_FACTS.above_bound[key] = now + NET_FACTS_SECONDS
     return plan
+
+
+# The anchors' HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
+# Sent in one message with the anchors statement: PostgreSQL runs the statements of one message
+# (the simple query protocol) as one transaction, so the settings hold for the lists and end with
+# them, and the call needs no BEGIN, settings statement and COMMIT of its own (three round trips).
+_HNSW_SETTINGS_SQL = """SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)"""
+
+
+def _several_statements_per_message() -> bool:
+    """Whether the connection binds parameters on the client (Django's default with psycopg 3):
+    only then does one execute send several statements in one message. With server-side
+    binding (OPTIONS server_side_binding) anchor_rows sends them one by one in a transaction."""
+    return connection.settings_dict.get("OPTIONS", {}).get("server_side_binding") is not True
 
 
 # The end of both bounded text lists (_TEXT_BY_TERM and _TEXT_LARGE end with their `matched`
@@ -332,7 +349,10 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
     """Both anchor lists of the mind's active knots, `candidates` each: rows (knot id, found_by
     "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at
     in seconds since the epoch: a float costs far less to read than a datetime).
-    Two statements: the plan (the net's HNSW settings), the lists."""
+
+    One round trip for a mind this process knows above the exact-scan bound (the HNSW settings
+    and the lists in one message), one more to count a mind's knots otherwise (_vector_plan)
+    and, once per NET_FACTS_SECONDS, one to read a large mind's common lexemes."""
     tsquery, text_params = tsquery_sql(q)
     params = {
         "mind_id": mind_id,
@@ -341,18 +361,30 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         "term_matches": TEXT_TERM_MATCHES,
         **text_params,
     }
-    with transaction.atomic():
-        # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
-        plan = _vector_plan(mind_id, candidates)
-        excluding = bool(text_params.get("excluded"))
-        if plan == VectorPlan.HNSW and not excluding:
-            params["common"] = _common_lexemes(mind_id, TEXT_TERM_MATCHES)
-        text = _text_list(plan, excluding=excluding)
-        text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
-        sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
+    plan = _vector_plan(mind_id, candidates)
+    excluding = bool(text_params.get("excluded"))
+    if plan == VectorPlan.HNSW and not excluding:
+        params["common"] = _common_lexemes(mind_id, TEXT_TERM_MATCHES)
+    text = _text_list(plan, excluding=excluding)
+    text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
+    sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
+    if plan == VectorPlan.EXACT:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
+    else:
+        # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
+        params |= net_hnsw_settings(candidates)
+        if _several_statements_per_message():
+            with connection.cursor() as cursor:
+                cursor.execute(_HNSW_SETTINGS_SQL + ";\n" + sql, params)
+                cursor.nextset()
+                rows = cursor.fetchall()
+        else:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(_HNSW_SETTINGS_SQL, params)
+                cursor.execute(sql, params)
+                rows = cursor.fetchall()
     current_span().db_read({"table": _KNOT, "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)})
     return rows
 
@@ -362,7 +394,7 @@ def anchor_candidates(
 ) -> list[AnchorCandidate]:
     """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
     first, at most `wanted`, each with cosine ≥ the anchor floor or a full-text match; each list
-    brings at least `per_list`. Two statements: the plan, the lists."""
+    brings at least `per_list`. The statements of anchor_rows."""
     floor = setting("ANCHOR_FLOOR")
     rows = anchor_rows(mind_id=mind_id, q=q, vector=vector, candidates=max(wanted, per_list))
     by_id: dict[int, dict[str, Any]] = {}

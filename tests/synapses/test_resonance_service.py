@@ -358,8 +358,67 @@ def test_the_statements_of_a_resonance_do_not_grow_with_the_net_or_the_results(o
     _net_of(large, 1000, rng)
     counts = {(size, limit): len(_statements(m, limit=limit)) for size, m in ((10, small), (1000, large))
               for limit in (3, 10)}  # fmt: skip
-    # goals; savepoint, plan, anchors, release; three shells (glut); the knots' details = 9.
-    assert counts == {(10, 3): 9, (10, 10): 9, (1000, 3): 9, (1000, 10): 9}
+    # goals; the plan (the count), anchors; three shells (glut); the knots' details = 7.
+    assert counts == {(10, 3): 7, (10, 10): 7, (1000, 3): 7, (1000, 10): 7}
+
+
+def test_a_large_minds_plan_and_common_lexemes_are_read_once_then_one_statement_brings_the_anchors(owner, settings):
+    from minds.services import mind_create
+    from synapses.services.resonance import net_facts_forget
+
+    settings.PIPELINE_LOG_ENABLED = False
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # every mind is large: the HNSW plan
+    net_facts_forget()
+    rng = np.random.default_rng(12)
+    small, _ = mind_create(owner=owner.user, name="small")
+    large, _ = mind_create(owner=owner.user, name="large")
+    _net_of(small, 10, rng)
+    _net_of(large, 1000, rng)
+    counts = {(size, call): len(_statements(m, limit=10)) for size, m in ((10, small), (1000, large))
+              for call in ("first", "second")}  # fmt: skip
+    # First call: goals, the count, the common lexemes, the settings with the anchors (one
+    # message), three shells, the details = 8; then the count and the lexemes are known: 6.
+    assert counts == {(10, "first"): 8, (10, "second"): 6, (1000, "first"): 8, (1000, "second"): 6}
+
+
+def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, monkeypatch):
+    from synapses.services import resonance
+
+    settings.PIPELINE_LOG_ENABLED = False
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    m = mind.mind
+    knot_of(memory_of(m, "the zebra grazes"), embedding=_far(1), present=1.0)
+    monkeypatch.setattr(resonance, "NET_FACTS_SECONDS", 0.0)  # every fact expires at once
+    resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
+    with CaptureQueriesContext(connection) as captured:
+        resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
+    # The second call reads the count and the common lexemes again, as a first one does.
+    texts = [q["sql"] for q in captured.captured_queries]
+    assert any("SELECT count(*)" in sql for sql in texts)
+    assert any("most_common_elems" in sql for sql in texts)
+
+
+def test_the_hnsw_settings_reach_the_vector_list_of_a_large_mind(mind, other_mind, settings):
+    # Bound 0: the HNSW plan. 50 knots of another mind lie nearer to the query than this mind's
+    # two: pgvector's default scan (no iterative scan) brings only the first ef_search (40) of
+    # those and the mind filter leaves none. The iterative scan sent with the lists keeps walking
+    # the index until this mind's knots come.
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    for n in range(50):
+        knot_of(memory_of(other_mind.mind, f"decoy {n}"), embedding=vector_at_cosine(Q, 0.99, axis=1 + n), present=1.0)
+    m = mind.mind
+    near = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, 0.9, axis=60), present=1.0)
+    nearer = knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, 0.95, axis=61), present=1.0)
+    with connection.cursor() as cursor:  # the HNSW index, not a scan and a sort, on a table this small
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+    from synapses.services.resonance import anchor_rows
+
+    rows = anchor_rows(mind_id=m.pk, q="first second", vector=query_vector(Q), candidates=20)
+    found = {knot_id for knot_id, found_by, *_ in rows if found_by == "vector"}
+    # Without the settings the list is empty; with them the walk reaches this mind's knots (on a
+    # graph this small and this crowded it may stop after the first of the two).
+    assert found and found <= {nearer.pk, near.pk}
 
 
 def test_a_large_mind_finds_the_same_anchors_through_the_hnsw_index(mind, settings):
