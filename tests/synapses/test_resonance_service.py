@@ -498,3 +498,12 @@ def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
     # the 3 best by ts_rank_cd of A, the apples read and C.
     assert k["A"].pk in _text_ids(rows)
     assert _text_ids(rows) & {k[f"B{n}"].pk for n in range(1, 6)}
+
+
+def test_the_common_lexemes_reach_postgresql_whole_whatever_characters_they_hold(db):
+    from synapses.services.resonance import _text_array
+
+    lexemes = ["apple", 'say"hi', "back\\slash", "it's", "a,b", "{brace}", " spaced ", "NULL", ""]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::text[], %s::text[]", [_text_array(lexemes), _text_array([])])
+        assert cursor.fetchone() == (lexemes, [])
