@@ -4,12 +4,14 @@ Passive: nothing here writes a weight. The statements of one call, whatever the 
 or the number of results (tests/synapses/test_resonance_service.py pins them):
 
 1. the active goals (gravity; skipped when the factor is 0),
-2. the vector plan of the mind's knots (its size, up to the exact-scan bound, and the HNSW settings),
-3. the anchor candidates: full-text and vector lists in one statement,
+2. the count of the mind's active knots up to the exact-scan bound, which picks the vector plan
+   (none for a mind this process found above the bound in the last NET_FACTS_SECONDS; for such
+   a mind, once per NET_FACTS_SECONDS, its common lexemes from the table's statistics),
+3. the anchor candidates: full-text and vector lists in one statement (a large mind's HNSW
+   settings travel in the same message),
 4. one statement per shell of spreading activation (a window function picks each frontier
    entry's top edges),
-5. the resulting knots with their memory links and the superseded flag,
-6. the names of the entities they and their paths mention.
+5. the resulting knots with their memory links, the superseded flag and the entity names.
 
 The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synapses.resonance`.
 """
@@ -306,6 +308,14 @@ def mode_resolve(mind: Mind, name: str) -> Mode:
 
 # --- search vector -----------------------------------------------------------------------------
 
+# The mind's active goals embedded by the current embedder, oldest first. Hand-written: building
+# the ORM's query cost more than running it (the vector as real[], which psycopg reads as floats).
+_GOALS_SQL = f"""
+SELECT id, embedding::real[], motivation FROM {Goal._meta.db_table}
+ WHERE mind_id = %(mind_id)s AND active AND embedding IS NOT NULL AND embedding_model = %(model)s
+ ORDER BY id
+"""  # noqa: S608 — only the table name is formatted in
+
 
 def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShift:
     """The embedding of `q` bent by the mind's active goals (perception gravity), with exactly
@@ -315,14 +325,12 @@ def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShif
     raw_intent = intent.strip().lower() in constants.RAW_SEARCH_INTENTS
     goals: list[tuple[int, Any, float]] = []
     if not raw_intent and mode.gravity_factor > 0:
-        goals = [
-            (goal_id, np.asarray(vector, dtype=np.float64), motivation)
-            for goal_id, vector, motivation in Goal.objects.filter(
-                mind_id=mind.pk, active=True, embedding__isnull=False, embedding_model=embedder.name
-            )
-            .order_by("id")
-            .values_list("id", "embedding", "motivation")
-        ]
+        with connection.cursor() as cursor:
+            cursor.execute(_GOALS_SQL, {"mind_id": mind.pk, "model": embedder.name})
+            goals = [
+                (goal_id, np.asarray(vector, dtype=np.float64), motivation)
+                for goal_id, vector, motivation in cursor.fetchall()
+            ]
     shift = gravity_shift(
         raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent, threshold=setting("GRAVITY_THRESHOLD")
     )
