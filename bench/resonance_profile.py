@@ -52,6 +52,11 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
         help="time (with --cprofile: profile) the whole in-process request and the request floor instead,"
         " with the garbage collector's pauses inside each",
     )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="with --request: gc.freeze() after the warm-up (what a server could do after start-up), to compare",
+    )
     return parser.parse_args(argv)
 
 
@@ -186,6 +191,9 @@ def _requests(mind, queries: list[str], args: argparse.Namespace) -> None:
             print(f"--- {name}: {len(params) * args.rounds} requests")
             pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
         return
+    if args.gc_freeze:
+        gc.collect()
+        gc.freeze()  # the objects of start-up and warm-up are never scanned again
     clock = _CollectorClock()
     gc.callbacks.append(clock)
     samples: dict[str, list[tuple[float, float, list[int]]]] = {name: [] for name in parts}
