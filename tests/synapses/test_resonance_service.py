@@ -398,41 +398,26 @@ def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, mo
     assert any("most_common_elems" in sql for sql in texts)
 
 
-def test_the_hnsw_settings_reach_the_vector_list_of_a_large_mind(mind, other_mind, settings):
-    # Bound 0: the HNSW plan. 50 knots of another mind lie nearer to the query than this mind's
-    # two: pgvector's default scan (no iterative scan) brings only the first ef_search (40) of
-    # those and the mind filter leaves none. The iterative scan sent with the lists keeps walking
-    # the index until this mind's knots come.
+def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, settings, monkeypatch):
+    # Bound 0: the HNSW plan. The anchors statement replaced by one that reads the settings it
+    # runs under: the net's own (ef_search = the 20 rows wanted, at least 40; iterative scan).
+    from synapses.services import resonance
+
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
-    for n in range(50):
-        knot_of(memory_of(other_mind.mind, f"decoy {n}"), embedding=vector_at_cosine(Q, 0.99, axis=1 + n), present=1.0)
-    m = mind.mind
-    near = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, 0.9, axis=60), present=1.0)
-    nearer = knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, 0.95, axis=61), present=1.0)
-    with connection.cursor() as cursor:  # the HNSW index, not a scan and a sort, on a table this small
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
-    from synapses.services.resonance import anchor_rows
-
-    rows = anchor_rows(mind_id=m.pk, q="first second", vector=query_vector(Q), candidates=20)
-    found = {knot_id for knot_id, found_by, *_ in rows if found_by == "vector"}
-    # Without the settings the list is empty; with them the walk reaches this mind's knots (on a
-    # graph this small and this crowded it may stop after the first of the two).
-    assert found and found <= {nearer.pk, near.pk}
-
-
-def test_a_large_mind_finds_the_same_anchors_through_the_hnsw_index(mind, settings):
-    # Bound 0: every mind counts as large, so the vector half walks the HNSW index (iterative scan).
-    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
-    m = mind.mind
-    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, 0.6, axis=1), present=5.0)
-    knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, 0.2, axis=2), present=9.0)
-    close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
-    text = knot_of(memory_of(m, "a zebra, far away"), embedding=_far(4), present=3.0)
-    result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
-    assert _ids(result) == [above.pk, text.pk, close.pk]
-    plan = LogEntry.objects.get(node="synapses.resonance", kind="db_read").content
-    assert plan["vector_plan"] == "hnsw"
+    knot_of(memory_of(mind.mind, "the zebra grazes"), embedding=_far(1), present=1.0)  # 1 knot > bound 0
+    monkeypatch.setattr(
+        resonance,
+        "_ANCHORS_SQL",
+        "SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search'), %(mind_id)s",
+    )
+    resonance.anchor_rows(mind_id=mind.mind.pk, q=Q, vector=query_vector(Q), candidates=20)
+    # The first call counted the mind (a statement that sets the settings too, and inside this
+    # test's transaction they last); undone, so the second call, which knows the mind above the
+    # bound and counts nothing, must bring them itself.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'off', true), set_config('hnsw.ef_search', '1', true)")
+    rows = resonance.anchor_rows(mind_id=mind.mind.pk, q=Q, vector=query_vector(Q), candidates=20)
+    assert rows == [("relaxed_order", "40", mind.mind.pk)]
 
 
 # --- the text list of a large mind -------------------------------------------------------------
@@ -507,3 +492,17 @@ def test_the_common_lexemes_reach_postgresql_whole_whatever_characters_they_hold
     with connection.cursor() as cursor:
         cursor.execute("SELECT %s::text[], %s::text[]", [_text_array(lexemes), _text_array([])])
         assert cursor.fetchone() == (lexemes, [])
+
+
+def test_a_large_mind_leaves_out_the_matches_of_an_excluded_word_and_still_reads_no_common_term(orchard):
+    from synapses.services.resonance import anchor_rows
+
+    m, q, k = orchard
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Knot._meta.db_table}")
+    # "zebra" is rare (A), "apple" common (read only in the vector list: C); "-tree" leaves C out
+    # and "-dusk" leaves A out. Ranking every match instead would bring the far apples B1…B5.
+    tree = anchor_rows(mind_id=m.pk, q=f"{q} -tree", vector=query_vector(q), candidates=3)
+    dusk = anchor_rows(mind_id=m.pk, q=f"{q} -dusk", vector=query_vector(q), candidates=3)
+    assert (_text_ids(tree), _text_ids(dusk)) == ({k["A"].pk}, {k["C"].pk})
+    assert _vector_ids(tree) == {k["C"].pk, k["D"].pk, k["E"].pk}
