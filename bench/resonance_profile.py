@@ -46,6 +46,17 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--ranking", default=None, help="seed | relevance (default: the setting)")
     parser.add_argument("--cprofile", action="store_true", help="print a cProfile of the calls instead")
     parser.add_argument("--plan", type=int, metavar="N", help="print the first query's plan of statement N instead")
+    parser.add_argument(
+        "--request",
+        action="store_true",
+        help="time (with --cprofile: profile) the whole in-process request and the request floor instead,"
+        " with the garbage collector's pauses inside each",
+    )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="with --request: gc.freeze() after the warm-up (what a server could do after start-up), to compare",
+    )
     return parser.parse_args(argv)
 
 
@@ -67,6 +78,21 @@ def _mind(size: int, database: str, seed: int):
 def _label(sql: str) -> str:
     text = re.sub(r"\s+", " ", sql).strip()
     return text[:LABEL_CHARS]
+
+
+def _statements(captured) -> list[str]:
+    """The captured statements one by one: the anchors' message (the HNSW settings and the lists,
+    one execute) split in two, so that each part is explained on its own."""
+    statements = []
+    for query in captured.captured_queries:
+        sql = query["sql"]
+        if sql.startswith("COPY"):
+            continue
+        if sql.startswith("SELECT set_config('hnsw.iterative_scan'") and ";\n" in sql:
+            statements.extend(sql.split(";\n", 1))
+        else:
+            statements.append(sql)
+    return statements
 
 
 def _explained(cursor, sql: str) -> dict | None:
@@ -99,13 +125,100 @@ def _plan_print(raw, mind, q: str, args: argparse.Namespace) -> None:
     with transaction.atomic(), CaptureQueriesContext(connection) as captured:
         resonance_of(mind=mind, q=q, limit=RESONANCE_LIMIT, ranking=args.ranking)
         transaction.set_rollback(True)
-    statements = [s["sql"] for s in captured.captured_queries]
+    statements = _statements(captured)
     with raw.transaction(force_rollback=True), raw.cursor() as cursor:
         for sql in statements[: args.plan]:
             cursor.execute(sql)
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + statements[args.plan])
         print(f"q = {q!r}")
         print("\n".join(row[0] for row in cursor.fetchall()))
+
+
+class _CollectorClock:
+    """The garbage collector's pauses while it is installed: per generation the collections and
+    the milliseconds they took (gc.callbacks)."""
+
+    def __init__(self):
+        self.started = 0.0
+        self.ms = 0.0
+        self.collections = [0, 0, 0]
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.ms += (time.perf_counter() - self.started) * 1000
+            self.collections[info["generation"]] += 1
+
+    def reset(self) -> None:
+        self.ms = 0.0
+        self.collections = [0, 0, 0]
+
+
+def _requests(mind, queries: list[str], args: argparse.Namespace) -> None:
+    """The whole in-process request (`GET /synapses/resonance`, the latency table's path) and the
+    request floor (an authenticated 404) interleaved, each with the collector's pauses inside it;
+    with --cprofile a profile of each instead."""
+    import gc
+
+    from rest_framework.test import APIClient
+
+    from bench.latency import FLOOR_PATH
+    from minds.services import mind_key_issue
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {mind_key_issue(mind=mind, label='resonance-profile').plaintext}")
+    params = [{"q": q, "limit": RESONANCE_LIMIT} for q in queries]  # the endpoint ranks by the setting
+
+    def resonance(index: int) -> None:
+        if (status := client.get("/synapses/resonance", params[index % len(params)]).status_code) != 200:
+            raise RuntimeError(f"resonance answered {status}")
+
+    def floor(index: int) -> None:
+        if (status := client.get(FLOOR_PATH).status_code) != 404:
+            raise RuntimeError(f"the floor answered {status}")
+
+    parts = {"resonance": resonance, "floor": floor}
+    for index in range(len(params)):
+        resonance(index)  # warm this query's pages
+    if args.cprofile:
+        for name, part in parts.items():
+            profile = cProfile.Profile()
+            profile.enable()
+            for index in range(len(params) * args.rounds):
+                part(index)
+            profile.disable()
+            print(f"--- {name}: {len(params) * args.rounds} requests")
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
+        return
+    if args.gc_freeze:
+        gc.collect()
+        gc.freeze()  # the objects of start-up and warm-up are never scanned again
+    clock = _CollectorClock()
+    gc.callbacks.append(clock)
+    samples: dict[str, list[tuple[float, float, list[int]]]] = {name: [] for name in parts}
+    try:
+        for index in range(len(params) * args.rounds):
+            for name in list(parts)[index % 2 :] + list(parts)[: index % 2]:
+                clock.reset()
+                started = time.perf_counter()
+                parts[name](index)
+                samples[name].append(((time.perf_counter() - started) * 1000, clock.ms, clock.collections))
+    finally:
+        gc.callbacks.remove(clock)
+    print(f"mind of {args.size} memories, {len(params)} queries × {args.rounds} rounds, load {os.getloadavg()}")
+    print(f"gc thresholds {gc.get_threshold()}, frozen objects {gc.get_freeze_count()}")
+    for name, rows in samples.items():
+        ms = np.asarray([r[0] for r in rows])
+        paused = np.asarray([r[1] for r in rows])
+        p50, p95 = np.percentile(ms, [50, 95])
+        tail = ms >= p95
+        print(
+            f"{name:<10} p50/p95 {p50:.1f}/{p95:.1f} ms; without the collector's pauses "
+            f"{np.percentile(ms - paused, 50):.1f}/{np.percentile(ms - paused, 95):.1f} ms; pauses "
+            f"{paused.sum():.1f} ms in {sum(sum(r[2]) for r in rows)} collections "
+            f"(generation 2: {sum(r[2][2] for r in rows)}), in the calls at or above p95 {paused[tail].sum():.1f} ms"
+        )
 
 
 def main(argv: list[str]) -> int:
@@ -123,6 +236,9 @@ def main(argv: list[str]) -> int:
 
     mind = _mind(args.size, args.database, args.seed)
     queries = search_queries(40, seed=args.seed + 7)[: args.queries]
+    if args.request:
+        _requests(mind, queries, args)
+        return 0
     if args.cprofile:
         profile = cProfile.Profile()
         for q in queries:
@@ -159,7 +275,7 @@ def main(argv: list[str]) -> int:
         with transaction.atomic(), CaptureQueriesContext(connection) as captured:
             resonance_of(mind=mind, q=q, limit=RESONANCE_LIMIT, ranking=args.ranking)
             transaction.set_rollback(True)
-        statements = [s["sql"] for s in captured.captured_queries if not s["sql"].startswith("COPY")]
+        statements = _statements(captured)
         with raw.transaction(force_rollback=True), raw.cursor() as cursor:
             for number, sql in enumerate(statements):
                 measured = _explained(cursor, sql)

@@ -230,6 +230,13 @@ def tsquery_sql(q: str) -> tuple[str, dict[str, str]]:
     return _tsquery_sql(query), _text_params(query)
 
 
+def tsquery_alternatives_sql(q: str) -> str:
+    """The tsquery of `q`'s words and phrases alone, its excluded terms left out, as SQL with the
+    parameters of tsquery_sql(q): what a bounded text list splits into terms."""
+    query = text_query(q)
+    return _tsquery_sql(TextQuery(words=query.words, phrases=query.phrases, excluded=""))
+
+
 # --- hybrid ------------------------------------------------------------------------------------
 
 # Both candidate lists in one statement. Only constants are formatted into it (table, the

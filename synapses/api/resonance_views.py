@@ -17,7 +17,12 @@ from minds.access import Access
 from minds.api.request_mind import mind_from_request
 from minds.models import Mind
 from synapses import constants
-from synapses.api.resonance_serializers import ModesSerializer, ResonanceQuerySerializer, ResonanceSerializer
+from synapses.api.resonance_serializers import (
+    ModesSerializer,
+    ResonanceQuerySerializer,
+    ResonanceSerializer,
+    resonance_body,
+)
 from synapses.resonance import default_modes, mood_problem, resonance_text
 from synapses.services.resonance import mind_modes, resonance_lines, resonance_of
 
@@ -39,7 +44,7 @@ def resonance_answer(mind, request) -> dict:
         mood=params.get("mood", ""),
         limit=params["limit"],
     )
-    return ResonanceSerializer(result).data
+    return resonance_body(result)
 
 
 class ResonanceView(APIView):
@@ -98,5 +103,5 @@ def recall_resonance_section(mind_id: str, q: str, options: Mapping[str, str]) -
     return RecallSection(
         name=RECALL_SECTION_NAME,
         text=resonance_text(q, resonance_lines(result["items"])),
-        data=ResonanceSerializer(result).data,
+        data=resonance_body(result),
     )

@@ -4,12 +4,14 @@ Passive: nothing here writes a weight. The statements of one call, whatever the 
 or the number of results (tests/synapses/test_resonance_service.py pins them):
 
 1. the active goals (gravity; skipped when the factor is 0),
-2. the vector plan of the mind's knots (its size, up to the exact-scan bound, and the HNSW settings),
-3. the anchor candidates: full-text and vector lists in one statement,
+2. the count of the mind's active knots up to the exact-scan bound, which picks the vector plan
+   (none for a mind this process found above the bound in the last NET_FACTS_SECONDS; for such
+   a mind, once per NET_FACTS_SECONDS, its common lexemes from the table's statistics),
+3. the anchor candidates: full-text and vector lists in one statement (a large mind's HNSW
+   settings travel in the same message),
 4. one statement per shell of spreading activation (a window function picks each frontier
    entry's top edges),
-5. the resulting knots with their memory links and the superseded flag,
-6. the names of the entities they and their paths mention.
+5. the resulting knots with their memory links, the superseded flag and the entity names.
 
 The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synapses.resonance`.
 """
@@ -17,16 +19,18 @@ The arithmetic (ranking, dedup, gravity, modes, the text) is in the pure `synaps
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
 
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
 from memories.models import Memory
-from memories.selectors.search import VectorPlan, tsquery_sql
+from memories.selectors.search import VectorPlan, tsquery_alternatives_sql, tsquery_sql
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
@@ -49,7 +53,7 @@ from synapses.resonance import (
     spread_activation,
     unknown_mode_message,
 )
-from synapses.selectors import knot_vector_plan, vector_literal
+from synapses.selectors import knot_vector_plan, net_hnsw_settings, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -123,9 +127,9 @@ TEXT_TERM_MATCHES = 300
 # is what costs: the index is on (mind, search_vector), and a bitmap scan reads every entry of
 # each key it is given, the mind's (all its knots) and the term's (every knot holding it), before
 # LIMIT can stop anything (at 100,000 knots 12 to 46 ms per common term, 1.5 ms even for a term
-# of 1,500 knots). So the statement first asks the table's statistics (the most common lexemes
-# ANALYZE keeps for `search_vector`, the share of knots holding each, and the mind's share of
-# the table): a term whose estimated matches in the mind exceed TEXT_TERM_MATCHES is common, and
+# of 1,500 knots). So the mind's common lexemes come first from the table's statistics
+# (_LEXEME_ESTIMATES_SQL, read once per process and mind for NET_FACTS_SECONDS): a term whose
+# estimated matches in the mind exceed TEXT_TERM_MATCHES is common (the `common` parameter), and
 # its matches are not read; every other term is rare, and all rare terms go into one bitmap scan
 # (the mind's entry read once), up to TEXT_TERM_MATCHES per rare term. The candidates ranked by
 # ts_rank_cd of the whole query are the rare terms' matches and the vector list's knots that
@@ -133,28 +137,126 @@ TEXT_TERM_MATCHES = 300
 # vector list's knots are text matches. Without statistics (a table not analysed yet, a mind
 # too small a share to be listed) no term is common.
 _TEXT_LARGE = """query AS MATERIALIZED (
-    SELECT ({tsquery}) AS q
-), statistics AS MATERIALIZED (
-    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
-           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
-           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
-                      FILTER (WHERE s.attname = 'mind_id'), 0)
-           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '{knot}'::regclass), 0) AS knots
-      FROM pg_stats s
-     WHERE s.schemaname = current_schema() AND s.tablename = '{knot}' AND s.attname IN ('search_vector', 'mind_id')
+    SELECT q, {alternatives} AS alternatives FROM (SELECT ({tsquery}) AS q) AS built
 ), rare AS MATERIALIZED (
     SELECT string_agg(t, ' | ')::tsquery AS q, count(*) AS terms
-      FROM query, statistics, regexp_split_to_table(query.q::text, ' [|] ') AS t
-     WHERE query.q::text <> ''
-       AND coalesce(statistics.freqs[array_position(statistics.lexemes, btrim(t, ''''))], 0) * statistics.knots
-           <= %(term_matches)s
+      FROM query, regexp_split_to_table(query.alternatives::text, ' [|] ') AS t
+     WHERE query.alternatives::text <> '' AND btrim(t, '''') <> ALL(%(common)s::text[])
 ), matched AS (
-    (SELECT k.id FROM rare, {knot} k
-      WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q
+    (SELECT k.id FROM rare, query, {knot} k
+      WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q {exclusion}
       LIMIT %(term_matches)s * (SELECT terms FROM rare))
     UNION
     SELECT n.id FROM nearest n JOIN {knot} k ON k.id = n.id, query WHERE k.search_vector @@ query.q
 """
+# A query that excludes words (`-word`) splits its alternatives alone (its words and phrases,
+# tsquery_alternatives_sql) into terms, and a rare term's match is kept only if it matches the
+# whole query (holds none of the excluded words). That test is a filter on the rows the rare
+# terms' bitmap brings, never an index condition (IS TRUE): the whole query holds the common
+# terms too, whose postings are what the rare-term scan avoids reading. Before, such a query
+# ranked every match of the mind (1,467 knots and 8,314 buffers for `chess -Thursday`).
+_TEXT_LARGE_EXCLUSION = "AND (k.search_vector @@ query.q) IS TRUE"
+# Each lexeme of the table's statistics (the most common ones ANALYZE keeps for
+# `search_vector`, with the share of knots holding each) and its estimated matches in the mind
+# (that share × the mind's share of the table × the table's knots). No rows without statistics.
+# Read in the statement itself it cost ~5 ms per call at 100,000 knots (the view's arrays
+# detoasted and cast) and ~1 ms of planning; the statistics change only on ANALYZE.
+_LEXEME_ESTIMATES_SQL = f"""
+WITH statistics AS (
+    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
+           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
+           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
+                      FILTER (WHERE s.attname = 'mind_id'), 0)
+           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '{_KNOT}'::regclass), 0) AS knots
+      FROM pg_stats s
+     WHERE s.schemaname = current_schema() AND s.tablename = '{_KNOT}' AND s.attname IN ('search_vector', 'mind_id')
+)
+SELECT x.lexeme, x.freq * statistics.knots
+  FROM statistics, unnest(statistics.lexemes, statistics.freqs[1:cardinality(statistics.lexemes)]) AS x(lexeme, freq)
+ WHERE x.lexeme IS NOT NULL
+"""  # noqa: S608 — only the table name is formatted in
+# Seconds one process keeps what it read of a mind's net for the anchors statement (the lexeme
+# estimates above, and that the mind is above the exact-scan bound) before reading it again.
+# Both change only by ANALYZE or by the mind's knots growing past the bound, or shrinking back
+# (a memory deleted, a sweep): a stale fact changes which common terms are read or which vector
+# plan runs for that long, both plans and both term sets still returning matches of the query.
+NET_FACTS_SECONDS = 60.0
+
+
+@dataclass
+class _NetFacts:
+    """What this process read of each mind's net, each fact with the monotonic time it expires."""
+
+    above_bound: dict[tuple[str, int], float] = field(default_factory=dict)  # (mind, bound) → expiry
+    # (mind, term bound) → (expiry, the common lexemes as one text[] literal)
+    common: dict[tuple[str, int], tuple[float, str]] = field(default_factory=dict)
+
+    def forget(self) -> None:
+        self.above_bound.clear()
+        self.common.clear()
+
+
+_NET_FACTS = _NetFacts()
+
+
+def net_facts_forget() -> None:
+    """Drop what this process remembers of every net (tests that ANALYZE or resize a mind)."""
+    _NET_FACTS.forget()
+
+
+def _text_array(values: list[str]) -> str:
+    """`values` as PostgreSQL's text form of a text[] (each element double-quoted, `\\` and `"`
+    escaped): one string parameter instead of an array adapted element by element on every call
+    (~500 lexemes at 100,000 knots)."""
+    return "{" + ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}"
+
+
+def _common_lexemes(mind_id: str, term_matches: int) -> str:
+    """The lexemes estimated in more than `term_matches` of the mind's knots, as a text[] literal
+    (one statement when this process has not read them in NET_FACTS_SECONDS, else none)."""
+    now = time.monotonic()
+    key = (mind_id, term_matches)
+    cached = _NET_FACTS.common.get(key)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    with connection.cursor() as cursor:
+        cursor.execute(_LEXEME_ESTIMATES_SQL, {"mind_id": mind_id})
+        common = _text_array([lexeme for lexeme, n in cursor.fetchall() if n > term_matches])
+    _NET_FACTS.common[key] = (now + NET_FACTS_SECONDS, common)
+    return common
+
+
+def _vector_plan(mind_id: str, candidates: int) -> VectorPlan:
+    """The plan of the anchors' vector half: HNSW, without a statement, for a mind this process
+    found above the exact-scan bound in the last NET_FACTS_SECONDS; else the mind's active knots
+    counted up to the bound (2.2 ms at 100,000 knots). The count's own HNSW settings are not
+    relied on: anchor_rows sends them with the lists."""
+    key = (mind_id, settings.SYNAPSE_EXACT_SCAN_MAX_ROWS)
+    now = time.monotonic()
+    if _NET_FACTS.above_bound.get(key, 0.0) > now:
+        return VectorPlan.HNSW
+    plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
+    if plan == VectorPlan.HNSW:
+        _NET_FACTS.above_bound[key] = now + NET_FACTS_SECONDS
+    return plan
+
+
+# The anchors' HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
+# Sent in one message with the anchors statement: PostgreSQL runs the statements of one message
+# (the simple query protocol) as one transaction, so the settings hold for the lists and end with
+# them, and the call needs no BEGIN, settings statement and COMMIT of its own (three round trips).
+_HNSW_SETTINGS_SQL = """SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)"""
+
+
+def _several_statements_per_message() -> bool:
+    """Whether the connection binds parameters on the client (Django's default with psycopg 3):
+    only then does one execute send several statements in one message. With server-side
+    binding (OPTIONS server_side_binding) anchor_rows sends them one by one in a transaction."""
+    return connection.settings_dict.get("OPTIONS", {}).get("server_side_binding") is not True
+
+
 # The end of both bounded text lists (_TEXT_BY_TERM and _TEXT_LARGE end with their `matched`
 # knots): the active ones, ranked by ts_rank_cd of the whole query.
 _RANKED_MATCHES = """), text AS (
@@ -213,6 +315,14 @@ def mode_resolve(mind: Mind, name: str) -> Mode:
 
 # --- search vector -----------------------------------------------------------------------------
 
+# The mind's active goals embedded by the current embedder, oldest first. Hand-written: building
+# the ORM's query cost more than running it (the vector as real[], which psycopg reads as floats).
+_GOALS_SQL = f"""
+SELECT id, embedding::real[], motivation FROM {Goal._meta.db_table}
+ WHERE mind_id = %(mind_id)s AND active AND embedding IS NOT NULL AND embedding_model = %(model)s
+ ORDER BY id
+"""  # noqa: S608 — only the table name is formatted in
+
 
 def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShift:
     """The embedding of `q` bent by the mind's active goals (perception gravity), with exactly
@@ -222,14 +332,12 @@ def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShif
     raw_intent = intent.strip().lower() in constants.RAW_SEARCH_INTENTS
     goals: list[tuple[int, Any, float]] = []
     if not raw_intent and mode.gravity_factor > 0:
-        goals = [
-            (goal_id, np.asarray(vector, dtype=np.float64), motivation)
-            for goal_id, vector, motivation in Goal.objects.filter(
-                mind_id=mind.pk, active=True, embedding__isnull=False, embedding_model=embedder.name
-            )
-            .order_by("id")
-            .values_list("id", "embedding", "motivation")
-        ]
+        with connection.cursor() as cursor:
+            cursor.execute(_GOALS_SQL, {"mind_id": mind.pk, "model": embedder.name})
+            goals = [
+                (goal_id, np.asarray(vector, dtype=np.float64), motivation)
+                for goal_id, vector, motivation in cursor.fetchall()
+            ]
     shift = gravity_shift(
         raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent, threshold=setting("GRAVITY_THRESHOLD")
     )
@@ -252,19 +360,28 @@ class AnchorCandidate:
     score: float  # the fused score (reciprocal rank over the text and the vector list)
 
 
-def _text_list(plan: VectorPlan, *, excluding: bool) -> str:
-    """The text list's SQL: every match ranked for a query that excludes words; else each term's
-    matches up to a bound, in a large mind (the HNSW plan) only the rare terms'."""
+def _text_list(plan: VectorPlan, *, q: str, excluding: bool) -> str:
+    """The text list's SQL (still to be formatted with the tsquery and the tables): in a large
+    mind (the HNSW plan) the rare terms' matches up to a bound, those holding an excluded word
+    left out; in a smaller one every match ranked for a query that excludes words, else each
+    term's matches up to a bound."""
+    if plan == VectorPlan.HNSW:
+        alternatives = f"({tsquery_alternatives_sql(q)})" if excluding else "q"
+        exclusion = _TEXT_LARGE_EXCLUSION if excluding else ""
+        return _TEXT_LARGE.replace("{alternatives}", alternatives).replace("{exclusion}", exclusion) + _RANKED_MATCHES
     if excluding:
         return _TEXT_ALL
-    return (_TEXT_LARGE if plan == VectorPlan.HNSW else _TEXT_BY_TERM) + _RANKED_MATCHES
+    return _TEXT_BY_TERM + _RANKED_MATCHES
 
 
 def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:
     """Both anchor lists of the mind's active knots, `candidates` each: rows (knot id, found_by
     "text" | "vector", ts_rank_cd or cosine distance, cosine, weight_present, emotion, created_at
     in seconds since the epoch: a float costs far less to read than a datetime).
-    Two statements: the plan (the net's HNSW settings), the lists."""
+
+    One round trip for a mind this process knows above the exact-scan bound (the HNSW settings
+    and the lists in one message), one more to count a mind's knots otherwise (_vector_plan)
+    and, once per NET_FACTS_SECONDS, one to read a large mind's common lexemes."""
     tsquery, text_params = tsquery_sql(q)
     params = {
         "mind_id": mind_id,
@@ -273,15 +390,30 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         "term_matches": TEXT_TERM_MATCHES,
         **text_params,
     }
-    with transaction.atomic():
-        # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
-        plan = knot_vector_plan(mind_id=mind_id, candidates=candidates).vector_plan
-        text = _text_list(plan, excluding=bool(text_params.get("excluded")))
-        text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
-        sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
+    plan = _vector_plan(mind_id, candidates)
+    excluding = bool(text_params.get("excluded"))
+    if plan == VectorPlan.HNSW:
+        params["common"] = _common_lexemes(mind_id, TEXT_TERM_MATCHES)
+    text = _text_list(plan, q=q, excluding=excluding)
+    text = text.format(tsquery=tsquery, knot=_KNOT, presence=_PRESENCE)
+    sql = _ANCHORS_SQL.format(text=text, knot=_KNOT, presence=_PRESENCE, order=_ORDER[plan])
+    if plan == VectorPlan.EXACT:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
+    else:
+        # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
+        params |= net_hnsw_settings(candidates)
+        if _several_statements_per_message():
+            with connection.cursor() as cursor:
+                cursor.execute(_HNSW_SETTINGS_SQL + ";\n" + sql, params)
+                cursor.nextset()
+                rows = cursor.fetchall()
+        else:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(_HNSW_SETTINGS_SQL, params)
+                cursor.execute(sql, params)
+                rows = cursor.fetchall()
     current_span().db_read({"table": _KNOT, "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)})
     return rows
 
@@ -291,7 +423,7 @@ def anchor_candidates(
 ) -> list[AnchorCandidate]:
     """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
     first, at most `wanted`, each with cosine ≥ the anchor floor or a full-text match; each list
-    brings at least `per_list`. Two statements: the plan, the lists."""
+    brings at least `per_list`. The statements of anchor_rows."""
     floor = setting("ANCHOR_FLOOR")
     rows = anchor_rows(mind_id=mind_id, q=q, vector=vector, candidates=max(wanted, per_list))
     by_id: dict[int, dict[str, Any]] = {}

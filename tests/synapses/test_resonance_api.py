@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -69,6 +70,20 @@ def test_resonance_answers_the_ranked_items_with_their_paths(anna):
     assert sister["superseded"] is True and sister["entities"] == ["Anna"]
     assert sister["path"][0]["shared_entities"] == ["Anna"] and sister["path"][0]["layers"] == ["entity", "themes"]
     assert sister["created_at"].endswith("Z")
+
+
+def test_the_answer_is_the_resonance_serializers_output_field_for_field(anna):
+    from synapses.api.resonance_serializers import ResonanceSerializer
+    from synapses.services.resonance import resonance_of
+
+    mind, _ = anna
+    response = mind.agent.get("/synapses/resonance", {"q": Q, "mood": "joy", "limit": 10})
+    assert response.status_code == 200
+    # The serializer is the answer's schema; the view builds the same JSON without walking it.
+    result = resonance_of(mind=mind.mind, q=Q, mood="joy", limit=10)
+    assert any(item["path"] for item in result["items"]) and any(item["superseded"] for item in result["items"])
+    expected = ResonanceSerializer(result).data
+    assert response.json() == json.loads(json.dumps(expected))
 
 
 def test_limit_defaults_to_three_and_goes_up_to_fifty(anna):

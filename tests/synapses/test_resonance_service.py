@@ -358,22 +358,66 @@ def test_the_statements_of_a_resonance_do_not_grow_with_the_net_or_the_results(o
     _net_of(large, 1000, rng)
     counts = {(size, limit): len(_statements(m, limit=limit)) for size, m in ((10, small), (1000, large))
               for limit in (3, 10)}  # fmt: skip
-    # goals; savepoint, plan, anchors, release; three shells (glut); the knots' details = 9.
-    assert counts == {(10, 3): 9, (10, 10): 9, (1000, 3): 9, (1000, 10): 9}
+    # goals; the plan (the count), anchors; three shells (glut); the knots' details = 7.
+    assert counts == {(10, 3): 7, (10, 10): 7, (1000, 3): 7, (1000, 10): 7}
 
 
-def test_a_large_mind_finds_the_same_anchors_through_the_hnsw_index(mind, settings):
-    # Bound 0: every mind counts as large, so the vector half walks the HNSW index (iterative scan).
+def test_a_large_minds_plan_and_common_lexemes_are_read_once_then_one_statement_brings_the_anchors(owner, settings):
+    from minds.services import mind_create
+    from synapses.services.resonance import net_facts_forget
+
+    settings.PIPELINE_LOG_ENABLED = False
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # every mind is large: the HNSW plan
+    net_facts_forget()
+    rng = np.random.default_rng(12)
+    small, _ = mind_create(owner=owner.user, name="small")
+    large, _ = mind_create(owner=owner.user, name="large")
+    _net_of(small, 10, rng)
+    _net_of(large, 1000, rng)
+    counts = {(size, call): len(_statements(m, limit=10)) for size, m in ((10, small), (1000, large))
+              for call in ("first", "second")}  # fmt: skip
+    # First call: goals, the count, the common lexemes, the settings with the anchors (one
+    # message), three shells, the details = 8; then the count and the lexemes are known: 6.
+    assert counts == {(10, "first"): 8, (10, "second"): 6, (1000, "first"): 8, (1000, "second"): 6}
+
+
+def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, monkeypatch):
+    from synapses.services import resonance
+
+    settings.PIPELINE_LOG_ENABLED = False
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
     m = mind.mind
-    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, 0.6, axis=1), present=5.0)
-    knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, 0.2, axis=2), present=9.0)
-    close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
-    text = knot_of(memory_of(m, "a zebra, far away"), embedding=_far(4), present=3.0)
-    result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
-    assert _ids(result) == [above.pk, text.pk, close.pk]
-    plan = LogEntry.objects.get(node="synapses.resonance", kind="db_read").content
-    assert plan["vector_plan"] == "hnsw"
+    knot_of(memory_of(m, "the zebra grazes"), embedding=_far(1), present=1.0)
+    monkeypatch.setattr(resonance, "NET_FACTS_SECONDS", 0.0)  # every fact expires at once
+    resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
+    with CaptureQueriesContext(connection) as captured:
+        resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
+    # The second call reads the count and the common lexemes again, as a first one does.
+    texts = [q["sql"] for q in captured.captured_queries]
+    assert any("SELECT count(*)" in sql for sql in texts)
+    assert any("most_common_elems" in sql for sql in texts)
+
+
+def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, settings, monkeypatch):
+    # Bound 0: the HNSW plan. The anchors statement replaced by one that reads the settings it
+    # runs under: the net's own (ef_search = the 20 rows wanted, at least 40; iterative scan).
+    from synapses.services import resonance
+
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
+    knot_of(memory_of(mind.mind, "the zebra grazes"), embedding=_far(1), present=1.0)  # 1 knot > bound 0
+    monkeypatch.setattr(
+        resonance,
+        "_ANCHORS_SQL",
+        "SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search'), %(mind_id)s",
+    )
+    resonance.anchor_rows(mind_id=mind.mind.pk, q=Q, vector=query_vector(Q), candidates=20)
+    # The first call counted the mind (a statement that sets the settings too, and inside this
+    # test's transaction they last); undone, so the second call, which knows the mind above the
+    # bound and counts nothing, must bring them itself.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'off', true), set_config('hnsw.ef_search', '1', true)")
+    rows = resonance.anchor_rows(mind_id=mind.mind.pk, q=Q, vector=query_vector(Q), candidates=20)
+    assert rows == [("relaxed_order", "40", mind.mind.pk)]
 
 
 # --- the text list of a large mind -------------------------------------------------------------
@@ -439,3 +483,26 @@ def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
     # the 3 best by ts_rank_cd of A, the apples read and C.
     assert k["A"].pk in _text_ids(rows)
     assert _text_ids(rows) & {k[f"B{n}"].pk for n in range(1, 6)}
+
+
+def test_the_common_lexemes_reach_postgresql_whole_whatever_characters_they_hold(db):
+    from synapses.services.resonance import _text_array
+
+    lexemes = ["apple", 'say"hi', "back\\slash", "it's", "a,b", "{brace}", " spaced ", "NULL", ""]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::text[], %s::text[]", [_text_array(lexemes), _text_array([])])
+        assert cursor.fetchone() == (lexemes, [])
+
+
+def test_a_large_mind_leaves_out_the_matches_of_an_excluded_word_and_still_reads_no_common_term(orchard):
+    from synapses.services.resonance import anchor_rows
+
+    m, q, k = orchard
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Knot._meta.db_table}")
+    # "zebra" is rare (A), "apple" common (read only in the vector list: C); "-tree" leaves C out
+    # and "-dusk" leaves A out. Ranking every match instead would bring the far apples B1…B5.
+    tree = anchor_rows(mind_id=m.pk, q=f"{q} -tree", vector=query_vector(q), candidates=3)
+    dusk = anchor_rows(mind_id=m.pk, q=f"{q} -dusk", vector=query_vector(q), candidates=3)
+    assert (_text_ids(tree), _text_ids(dusk)) == ({k["A"].pk}, {k["C"].pk})
+    assert _vector_ids(tree) == {k["C"].pk, k["D"].pk, k["E"].pk}
