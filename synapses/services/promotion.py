@@ -416,24 +416,6 @@ def _promote_claimed(
     if not memory.content.strip():
         raise PromotionFailed("the memory has no content")
     _embedding_ensure(memory, sp)
-    entities = memory_entities_resolve(
-        mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now,
-        created_keys=created_keys,
-    )  # fmt: skip
-    event_time, precision = time_anchor(memory.event_time, memory.event_precision)
-    sp.calculation(
-        {
-            "step": "magnets",
-            "entity_ids": entities.ids,
-            "explicit_names": entities.explicit,
-            "found_in_content": entities.found_in_content,
-            "entities_created": entities.created,
-            "themes": themes_of(memory.tags),
-            "event_time": event_time,
-            "event_precision": precision,
-        }
-    )
-
     threshold = setting("MATCH_THRESHOLD")
     nearest = nearest_other_knot(mind_id=memory.mind_id, memory_id=memory.pk, vector=memory.embedding, facts=facts)
     match = nearest is not None and nearest.cosine >= threshold
@@ -469,6 +451,25 @@ def _promote_claimed(
         return PromotionOutcome(memory.pk, Outcome.DUPLICATE, knot_id=nearest.knot_id, cosine=nearest.cosine)
 
     sp.decision({**decision, "outcome": Outcome.CREATED})
+    # The magnets only for a new knot: a duplicate or a reactivation joins a knot whose magnets
+    # were resolved when it was created (the batch has created the explicit names already).
+    entities = memory_entities_resolve(
+        mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now,
+        created_keys=created_keys,
+    )  # fmt: skip
+    event_time, precision = time_anchor(memory.event_time, memory.event_precision)
+    sp.calculation(
+        {
+            "step": "magnets",
+            "entity_ids": entities.ids,
+            "explicit_names": entities.explicit,
+            "found_in_content": entities.found_in_content,
+            "entities_created": entities.created,
+            "themes": themes_of(memory.tags),
+            "event_time": event_time,
+            "event_precision": precision,
+        }
+    )
     knot = _knot_create(memory, entity_ids=entities.ids, now=now)
     sp.db_write(
         {"table": "synapses_knot", "operation": "insert", "id": knot.pk, "weight_raw": knot.weight_raw,
