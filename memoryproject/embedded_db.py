@@ -51,6 +51,9 @@ SHARED_BUFFERS_FLOOR_MB = 128
 # Where a cgroup v2 container says how much memory it may use ("max" when unlimited).
 _CGROUP_MEMORY_MAX = Path("/sys/fs/cgroup/memory.max")
 
+# How far apart two readings of one process's start time may be (seconds): see _same.
+START_TIME_TOLERANCE_SECONDS = 2.0
+
 # Data directories this process attached to, with the pid that attached: a forked child (gunicorn,
 # django-q2 workers) inherits the atexit hook but is not the process on the clients list.
 _attached: dict[Path, int] = {}
@@ -108,7 +111,7 @@ def embedded_database_url(data_dir: Path, *, shared_buffers_mb: int | None = Non
         if running is None:
             clients["postmaster"] = _identity(_postmaster(data_dir))
         clients["starter"] = None
-        clients["clients"] = [client for client in _alive(clients["clients"]) if client != me] + [me]
+        clients["clients"] = [client for client in _alive(clients["clients"]) if not _same(client, me)] + [me]
     if data_dir not in _attached:
         _attached[data_dir] = os.getpid()
         atexit.register(_detach, data_dir)
@@ -144,11 +147,11 @@ def _detach(data_dir: Path) -> None:
         return  # deleted under us (`make clean-db`): nothing left to stop
     with _clients_file(data_dir) as clients:
         me = _identity(_this_process())
-        clients["clients"] = [client for client in _alive(clients["clients"]) if client != me]
+        clients["clients"] = [client for client in _alive(clients["clients"]) if not _same(client, me)]
         postmaster = _postmaster(data_dir)
         if postmaster is None:
             clients["postmaster"] = clients["starter"] = None
-        elif not clients["clients"] and clients["postmaster"] == _identity(postmaster):
+        elif not clients["clients"] and _same(clients["postmaster"], _identity(postmaster)):
             _pg_ctl_stop(data_dir)
             clients["postmaster"] = None
 
@@ -211,6 +214,22 @@ def _identity(process) -> list:
     return [process.pid, process.create_time()]
 
 
+def _same(recorded: list | None, identity: list) -> bool:
+    """Whether a recorded [pid, start time] is the process `identity` names.
+
+    psutil derives a start time from the boot time, which the kernel recomputes from the clock:
+    after the clock was adjusted, two processes (or one, later) read the same process's start
+    time up to a second apart (seen here: a recorded postmaster 1.0 s off, never stopped). A pid
+    comes round again only after the kernel has handed out all the others (32,768 or more),
+    never within seconds, so the pid and a start time that close name the same process.
+    """
+    return (
+        recorded is not None
+        and recorded[0] == identity[0]
+        and abs(recorded[1] - identity[1]) <= START_TIME_TOLERANCE_SECONDS
+    )
+
+
 def _alive(identities: list[list]) -> list[list]:
     """The listed processes that still run (the others exited without detaching: killed)."""
     import psutil
@@ -218,7 +237,7 @@ def _alive(identities: list[list]) -> list[list]:
     alive = []
     for pid, created in identities:
         try:
-            if psutil.Process(pid).create_time() == created:
+            if _same([pid, created], _identity(psutil.Process(pid))):
                 alive.append([pid, created])
         except psutil.Error:  # gone, or (not as root) not ours to inspect: not a client of ours
             pass

@@ -8,6 +8,7 @@ postmaster is "of" a data directory when its command line says `-D <that directo
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -23,7 +24,7 @@ import psutil
 import psycopg
 import pytest
 
-from memoryproject.embedded_db import stop_embedded_server
+from memoryproject.embedded_db import clients_file_path, stop_embedded_server
 from memoryproject.port_check import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -365,3 +366,19 @@ def test_a_server_already_running_keeps_its_shared_buffers_when_a_client_asks_fo
         assert _shared_buffers_shown(var_dir, 40) == "48MB"  # no restart under a running client
     finally:
         holder.communicate(input="", timeout=COMMAND_TIMEOUT_SECONDS)
+
+
+def test_the_last_client_out_stops_the_server_when_its_start_time_reads_a_second_off(var_dir):
+    # psutil derives start times from the boot time, which the kernel recomputes from the clock:
+    # after a clock adjustment the recorded start time of the postmaster reads a second off.
+    holder = start_holder(var_dir)
+    started = the_postmaster(var_dir / "pgdata")
+    clients_file = clients_file_path((var_dir / "pgdata").resolve())
+    recorded = json.loads(clients_file.read_text())
+    assert recorded["postmaster"][0] == started.pid
+    recorded["postmaster"][1] -= 1.0
+    clients_file.write_text(json.dumps(recorded))
+
+    holder.communicate(input="", timeout=COMMAND_TIMEOUT_SECONDS)  # the last one out
+
+    assert postmasters_after_exit_grace(var_dir / "pgdata") == []

@@ -1,4 +1,5 @@
-"""The embedded server's default shared buffers: a quarter of the memory, 128 MB to 1 GB."""
+"""The embedded server's pure parts: its default shared buffers (a quarter of the memory, 128 MB to
+1 GB) and how it knows a recorded process again."""
 
 from __future__ import annotations
 
@@ -48,3 +49,11 @@ def test_a_container_s_memory_limit_counts_instead_of_the_host_s_memory(memory):
 def test_a_container_without_a_limit_counts_the_machine_s_memory(memory):
     memory(2048, cgroup_limit="max")
     assert embedded_db.default_shared_buffers_mb() == 512
+
+
+def test_a_recorded_process_is_the_same_when_its_start_time_reads_up_to_two_seconds_off():
+    assert embedded_db._same([4242, 1000.0], [4242, 1001.0])
+    assert embedded_db._same([4242, 1000.0], [4242, 998.0])
+    assert not embedded_db._same([4242, 1000.0], [4242, 1002.5])  # a later process of the same pid
+    assert not embedded_db._same([4243, 1000.0], [4242, 1000.0])
+    assert not embedded_db._same(None, [4242, 1000.0])
