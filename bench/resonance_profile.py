@@ -83,12 +83,14 @@ def _label(sql: str) -> str:
 def _statements(captured) -> list[str]:
     """The captured statements one by one: the anchors' message (the HNSW settings and the lists,
     one execute) split in two, so that each part is explained on its own."""
+    from synapses.services.resonance import HNSW_SETTINGS_SQL
+
     statements = []
     for query in captured.captured_queries:
         sql = query["sql"]
         if sql.startswith("COPY"):
             continue
-        if sql.startswith("SELECT set_config('hnsw.iterative_scan'") and ";\n" in sql:
+        if sql.startswith(HNSW_SETTINGS_SQL + ";\n"):
             statements.extend(sql.split(";\n", 1))
         else:
             statements.append(sql)

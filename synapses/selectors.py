@@ -26,7 +26,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, models
 
-from memories.selectors.search import HNSW_MAX_EF_SEARCH, VectorPlan, hnsw_settings
+from memories.selectors.search import HNSW_MAX_EF_SEARCH, HNSW_SETTINGS_COLUMNS, VectorPlan, hnsw_settings
 from synapses.models import Edge, Knot, KnotPresence
 
 # Calendar days a window must reach beyond `tolerance` units of each precision so that every
@@ -92,18 +92,16 @@ def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
 # table's (mind, is_active) index alone; how many knots carry each of the given entities (GIN on
 # entities), each counted up to a probe; and this transaction's HNSW settings (set_config(…, true)
 # is SET LOCAL). One statement, whichever plan follows.
-_PLAN_SQL = """
+_PLAN_SQL = f"""
 SELECT count(*),
-       (SELECT coalesce(array_agg(carriers.n ORDER BY e.ord), '{{}}')
+       (SELECT coalesce(array_agg(carriers.n ORDER BY e.ord), '{{{{}}}}')
           FROM unnest(%(entities)s::bigint[]) WITH ORDINALITY AS e(id, ord),
-               LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM {knot} k
+               LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM {{knot}} k
                          WHERE k.mind_id = %(mind_id)s AND k.entities @> ARRAY[e.id] LIMIT %(carriers_probe)s) AS c
                ) AS carriers),
-       set_config('hnsw.iterative_scan', 'relaxed_order', true),
-       set_config('hnsw.ef_search', %(ef_search)s, true),
-       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
-  FROM (SELECT 1 FROM {presence} WHERE mind_id = %(mind_id)s AND is_active LIMIT %(probe)s) AS active_knots
-"""
+       {HNSW_SETTINGS_COLUMNS}
+  FROM (SELECT 1 FROM {{presence}} WHERE mind_id = %(mind_id)s AND is_active LIMIT %(probe)s) AS active_knots
+"""  # noqa: S608 — only constants are formatted in
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import time
 from datetime import timedelta
 
 import pytest
@@ -136,7 +137,11 @@ def test_the_cpu_per_memory_sums_the_workers_and_is_unknown_when_one_worker_coul
 def test_a_process_cpu_is_read_for_this_process_and_none_for_one_that_does_not_exist():
     from bench.promotion import backend_cpu_s
 
-    assert backend_cpu_s(os.getpid()) >= 0.0
+    before = backend_cpu_s(os.getpid())
+    deadline = time.process_time() + 0.05
+    while time.process_time() < deadline:  # burn 50 ms of this process's CPU
+        pass
+    assert backend_cpu_s(os.getpid()) - before >= 0.03  # counted in clock ticks of 10 ms
     assert backend_cpu_s(2**22 + 1) is None  # above Linux's largest pid
 
 

@@ -79,13 +79,16 @@ class VectorPlan(StrEnum):
 # index alone (an index-only scan of at most SYNAPSE_EXACT_SCAN_MAX_ROWS + 1 entries), and this
 # transaction's HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
 # The settings only matter when the HNSW plan runs; setting them always keeps it one statement.
-_VECTOR_PLAN_SQL = """
-SELECT count(*),
-       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+# This transaction's HNSW settings as columns of a SELECT (set_config(…, true) is SET LOCAL),
+# with the parameters of hnsw_settings(); every vector search of the project sets them so.
+HNSW_SETTINGS_COLUMNS = """set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', %(ef_search)s, true),
-       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
-  FROM (SELECT 1 FROM {table} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
-"""
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)"""
+_VECTOR_PLAN_SQL = f"""
+SELECT count(*),
+       {HNSW_SETTINGS_COLUMNS}
+  FROM (SELECT 1 FROM {{table}} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
+"""  # noqa: S608 — only constants are formatted in
 
 
 def hnsw_settings(candidates: int) -> dict[str, str]:

@@ -177,16 +177,16 @@ def _pair_depths(
     timeline_column = LAYER_COLUMNS[constants.LAYER_TIMELINE]
     shared: list[_Shared] = []
     # Candidates repeat a handful of theme sets (a mind's tags): each set's depth is computed once.
-    themes_of: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
+    depth_of_themes: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
     for row, candidate in enumerate(candidates):
         entities = tuple(sorted(counted_entities.intersection(candidate.entities))) if counted_entities else ()
         if entities:
             depths[row, entity_column] = 1.0
         themes: tuple[str, ...] = ()
         if own_themes and candidate.themes:
-            known = themes_of.get(candidate.themes)
+            known = depth_of_themes.get(candidate.themes)
             if known is None:
-                known = themes_of[candidate.themes] = themes_depth(own_themes, candidate.themes)
+                known = depth_of_themes[candidate.themes] = themes_depth(own_themes, candidate.themes)
             depth, themes = known
             if themes:
                 depths[row, themes_column] = depth

@@ -457,7 +457,7 @@ def _promote_claimed(
         mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now,
         created_keys=created_keys,
     )  # fmt: skip
-    event_time, precision = time_anchor(memory.event_time, memory.event_precision)
+    knot = _knot_create(memory, entity_ids=entities.ids, now=now)
     sp.calculation(
         {
             "step": "magnets",
@@ -465,12 +465,11 @@ def _promote_claimed(
             "explicit_names": entities.explicit,
             "found_in_content": entities.found_in_content,
             "entities_created": entities.created,
-            "themes": themes_of(memory.tags),
-            "event_time": event_time,
-            "event_precision": precision,
+            "themes": knot.themes,
+            "event_time": knot.event_time,
+            "event_precision": knot.event_precision,
         }
     )
-    knot = _knot_create(memory, entity_ids=entities.ids, now=now)
     sp.db_write(
         {"table": "synapses_knot", "operation": "insert", "id": knot.pk, "weight_raw": knot.weight_raw,
          "weight_anchor": knot.weight_anchor}

@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
 from memories.models import Memory
-from memories.selectors.search import VectorPlan, tsquery_alternatives_sql, tsquery_sql
+from memories.selectors.search import HNSW_SETTINGS_COLUMNS, VectorPlan, tsquery_alternatives_sql, tsquery_sql
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
@@ -245,16 +245,9 @@ def _vector_plan(mind_id: str, candidates: int) -> VectorPlan:
 # Sent in one message with the anchors statement: PostgreSQL runs the statements of one message
 # (the simple query protocol) as one transaction, so the settings hold for the lists and end with
 # them, and the call needs no BEGIN, settings statement and COMMIT of its own (three round trips).
-_HNSW_SETTINGS_SQL = """SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
-       set_config('hnsw.ef_search', %(ef_search)s, true),
-       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)"""
-
-
-def _several_statements_per_message() -> bool:
-    """Whether the connection binds parameters on the client (Django's default with psycopg 3):
-    only then does one execute send several statements in one message. With server-side
-    binding (OPTIONS server_side_binding) anchor_rows sends them one by one in a transaction."""
-    return connection.settings_dict.get("OPTIONS", {}).get("server_side_binding") is not True
+# That takes Django's client-side binding (its default with psycopg 3): with server-side binding
+# one execute could not hold two statements.
+HNSW_SETTINGS_SQL = f"SELECT {HNSW_SETTINGS_COLUMNS}"
 
 
 # The end of both bounded text lists (_TEXT_BY_TERM and _TEXT_LARGE end with their `matched`
@@ -404,16 +397,10 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
     else:
         # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
         params |= net_hnsw_settings(candidates)
-        if _several_statements_per_message():
-            with connection.cursor() as cursor:
-                cursor.execute(_HNSW_SETTINGS_SQL + ";\n" + sql, params)
-                cursor.nextset()
-                rows = cursor.fetchall()
-        else:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(_HNSW_SETTINGS_SQL, params)
-                cursor.execute(sql, params)
-                rows = cursor.fetchall()
+        with connection.cursor() as cursor:
+            cursor.execute(HNSW_SETTINGS_SQL + ";\n" + sql, params)
+            cursor.nextset()
+            rows = cursor.fetchall()
     current_span().db_read({"table": _KNOT, "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)})
     return rows
 
