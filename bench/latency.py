@@ -593,18 +593,23 @@ def vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> floa
 
 def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> float:
     """Recall@k of resonance's vector list (the nearest active knots, the anchors' vector half)
-    against the exact top k of the mind's vectors (each knot holds its memory's vector)."""
+    against the exact top k of the mind's vectors (each knot holds its memory's vector). The
+    list's first k as a resonance of `limit` k fetches it (anchor_list_sizes: 60 rows at k = 10,
+    and an HNSW scan of as many), not a list of only k rows."""
     from memories.embedders import get_embedder
+    from synapses import constants
+    from synapses.config import setting
     from synapses.models import Knot
-    from synapses.services.resonance import anchor_rows
+    from synapses.services.resonance import anchor_list_sizes, anchor_rows
 
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)
     row_of = {pk: row for row, pk in enumerate(loaded.ids)}
+    fetched = max(anchor_list_sizes(limit=k, relevance=setting("RESONANCE_RANKING") == constants.RANKING_RELEVANCE))
     found = []
     for q, vector in zip(queries, vectors, strict=True):
         correct = _exact_top(1.0 - loaded.vectors @ vector, mind.rows, k)
-        rows = anchor_rows(mind_id=mind.mind_id, q=q, vector=vector, candidates=k)
+        rows = anchor_rows(mind_id=mind.mind_id, q=q, vector=vector, candidates=fetched)
         nearest = [knot_id for knot_id, found_by, *_ in sorted(rows, key=lambda row: row[2]) if found_by == "vector"]
         memory_of = dict(Knot.objects.filter(pk__in=nearest).values_list("pk", "memory_id"))
         hits = sum(1 for knot_id in nearest[:k] if row_of.get(memory_of.get(knot_id)) in correct)

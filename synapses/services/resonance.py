@@ -405,6 +405,17 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
     return rows
 
 
+def anchor_list_sizes(*, limit: int, relevance: bool) -> tuple[int, int]:
+    """(wanted, per_list) of anchor_candidates for a resonance of `limit` items. "relevance"
+    ranking weighs two lists of RELEVANCE_MIN_CANDIDATES (at least `limit` each); "seed" ranking
+    wants ANCHOR_COUNT candidates beyond the list it may have to fill. Each anchor list then
+    brings the larger of the two (anchor_rows' `candidates`), and its HNSW scan as many."""
+    if relevance:
+        per_list = max(limit, constants.RELEVANCE_MIN_CANDIDATES)
+        return 2 * per_list, per_list
+    return max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT, ANCHOR_MIN_CANDIDATES
+
+
 def anchor_candidates(
     *, mind_id: str, q: str, vector: np.ndarray, wanted: int, per_list: int = ANCHOR_MIN_CANDIDATES
 ) -> list[AnchorCandidate]:
@@ -583,16 +594,8 @@ def resonance_of(
         log.input({"q": q[:200], "mode": chosen.name, "intent": intent, "mood": mood, "limit": limit,
                    "ranking": ranking})  # fmt: skip
         shift = search_vector(mind=mind, q=q, mode=chosen, intent=intent)
-        if relevance:
-            per_list = max(limit, constants.RELEVANCE_MIN_CANDIDATES)
-            candidates = anchor_candidates(
-                mind_id=mind.pk, q=q, vector=shift.vector, wanted=2 * per_list, per_list=per_list
-            )
-        else:
-            candidates = anchor_candidates(
-                mind_id=mind.pk, q=q, vector=shift.vector,
-                wanted=max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT,
-            )  # fmt: skip
+        wanted, per_list = anchor_list_sizes(limit=limit, relevance=relevance)
+        candidates = anchor_candidates(mind_id=mind.pk, q=q, vector=shift.vector, wanted=wanted, per_list=per_list)
         as_reached = [
             Reached(
                 knot_id=c.knot_id,

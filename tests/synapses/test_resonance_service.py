@@ -420,6 +420,42 @@ def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, s
     assert rows == [("relaxed_order", "40", mind.mind.pk)]
 
 
+@pytest.mark.parametrize(
+    ("limit", "relevance", "sizes"),
+    [
+        # relevance: per list max(limit, RELEVANCE_MIN_CANDIDATES 30), wanted twice that
+        (10, True, (60, 30)),
+        (50, True, (100, 50)),
+        # seed: wanted max(limit, ANCHOR_COUNT 3) + 3, each list at least ANCHOR_MIN_CANDIDATES 20
+        (10, False, (13, 20)),
+        (1, False, (6, 20)),
+    ],
+)
+def test_the_anchor_lists_are_sized_by_the_limit_and_the_ranking(limit, relevance, sizes):
+    from synapses.services.resonance import anchor_list_sizes
+
+    assert anchor_list_sizes(limit=limit, relevance=relevance) == sizes
+
+
+@pytest.mark.parametrize(("ranking", "fetched"), [("relevance", 60), ("seed", 20)])
+def test_a_resonance_of_ten_fetches_each_anchor_list_as_long_as_its_sizes_say(zoo, monkeypatch, ranking, fetched):
+    # The benchmark measures the vector list's recall at these lengths (bench/latency.py): a
+    # resonance that fetched other lengths would make that figure another search's.
+    from synapses.services import resonance
+
+    asked: list[int] = []
+    real = resonance.anchor_rows
+
+    def recording(**kwargs):
+        asked.append(kwargs["candidates"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(resonance, "anchor_rows", recording)
+    m, _ = zoo
+    resonance_of(mind=m, q=Q, limit=10, ranking=ranking)
+    assert asked == [fetched]
+
+
 # --- the text list of a large mind -------------------------------------------------------------
 
 
