@@ -83,7 +83,7 @@ def _label(sql: str) -> str:
 def _statements(captured) -> list[str]:
     """The captured statements one by one: the anchors' message (the HNSW settings and the lists,
     one execute) split in two, so that each part is explained on its own."""
-    from synapses.services.resonance import HNSW_SETTINGS_SQL
+    from synapses.selectors import HNSW_SETTINGS_SQL
 
     statements = []
     for query in captured.captured_queries:

@@ -83,6 +83,17 @@ def net_hnsw_settings(candidates: int) -> dict[str, str]:
     return {**hnsw_settings(candidates), "ef_search": str(ef_search)}
 
 
+# The net's HNSW settings as a statement of their own (set_config(…, true) is SET LOCAL: they end
+# with the transaction), sent in one message with the search it is for ("settings;\nsearch", one
+# execute, then cursor.nextset()). PostgreSQL runs the statements of one message (the simple
+# query protocol) as one transaction, or inside the open one: the settings hold for the search,
+# and no round trip is spent on them (resonance's anchors need no BEGIN, settings statement and
+# COMMIT of their own; promotion's match test no settings statement per memory). That takes
+# Django's client-side binding (its default with psycopg 3): with server-side binding one execute
+# could not hold two statements.
+HNSW_SETTINGS_SQL = f"SELECT {HNSW_SETTINGS_COLUMNS}"
+
+
 def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
     """`[0.1,-0.2,…]`, pgvector's text form."""
     return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float64).tolist())) + "]"

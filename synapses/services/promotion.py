@@ -42,7 +42,7 @@ from django.utils import timezone
 
 from memories.embedders import get_embedder
 from memories.models import Memory, current_filter
-from memories.selectors.search import VectorPlan
+from memories.selectors.search import HNSW_SETTINGS_COLUMNS, VectorPlan
 from memories.services.memory import embed_all
 from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
@@ -52,7 +52,7 @@ from synapses.events import KnotEvent, knots_changed
 from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.selectors import NetFacts, net_hnsw_settings, vector_literal
+from synapses.selectors import HNSW_SETTINGS_SQL, NetFacts, net_hnsw_settings, vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import explicit_names_create, memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
@@ -192,13 +192,11 @@ def pending_count(*, now: datetime, mind_id: str | None = None, now_all: bool = 
 # The mind's knot count up to the exact-scan bound (an index-only scan of the knots' (mind, …)
 # unique index) and this transaction's HNSW settings, in one statement, as memories' vector search
 # does (docs/search.md, "The vector half").
-_PLAN_SQL = """
+_PLAN_SQL = f"""
 SELECT count(*),
-       set_config('hnsw.iterative_scan', 'relaxed_order', true),
-       set_config('hnsw.ef_search', %(ef_search)s, true),
-       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+       {HNSW_SETTINGS_COLUMNS}
   FROM (SELECT 1 FROM synapses_knot WHERE mind_id = %(mind)s LIMIT %(probe)s) AS mind_knots
-"""
+"""  # noqa: S608 — only constants are formatted in
 # The nearest knots of the mind that belong to other memories, with their presence. "+ 0" makes the
 # order an expression the HNSW index cannot deliver: the exact plan computes every distance.
 _NEAREST_SQL = """
@@ -229,20 +227,22 @@ def nearest_other_knot(*, mind_id: str, memory_id: str, vector, facts: NetFacts 
     the plan, the rows). Exact while the mind holds at most SYNAPSE_EXACT_SCAN_MAX_ROWS knots,
     else the HNSW index with an iterative scan; the closest of MATCH_CANDIDATES rows is picked
     here, because the HNSW scan returns them in relaxed order. A mind `facts` knows above the
-    bound is not counted again (the plan statement then only sets the HNSW settings)."""
+    bound is not counted again: one round trip, the HNSW settings and the rows in one message."""
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
-    known_above = facts is not None and mind_id in facts.knots_above_bound
+    hnsw = net_hnsw_settings(MATCH_CANDIDATES)
+    params = {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES}
     with connection.cursor() as cursor:
-        probe = 0 if known_above else bound + 1
-        cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": probe, **net_hnsw_settings(MATCH_CANDIDATES)})
-        above = known_above or cursor.fetchone()[0] > bound
-        plan = VectorPlan.HNSW if above else VectorPlan.EXACT
-        if above and facts is not None:
-            facts.knots_above_bound.add(mind_id)
-        cursor.execute(
-            _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]),
-            {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES},
-        )
+        if facts is not None and mind_id in facts.knots_above_bound:
+            # Nothing to count: the settings travel in the rows' message (HNSW_SETTINGS_SQL).
+            plan = VectorPlan.HNSW
+            cursor.execute(HNSW_SETTINGS_SQL + ";\n" + _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]), params | hnsw)
+            cursor.nextset()
+        else:
+            cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **hnsw})
+            plan = VectorPlan.HNSW if cursor.fetchone()[0] > bound else VectorPlan.EXACT
+            if plan == VectorPlan.HNSW and facts is not None:
+                facts.knots_above_bound.add(mind_id)
+            cursor.execute(_NEAREST_SQL.format(order=_NEAREST_ORDER[plan]), params)
         rows = cursor.fetchall()
     if not rows:
         return None

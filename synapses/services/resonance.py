@@ -30,7 +30,7 @@ from django.db import connection
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
 from memories.models import Memory
-from memories.selectors.search import HNSW_SETTINGS_COLUMNS, VectorPlan, tsquery_alternatives_sql, tsquery_sql
+from memories.selectors.search import VectorPlan, tsquery_alternatives_sql, tsquery_sql
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
@@ -53,7 +53,7 @@ from synapses.resonance import (
     spread_activation,
     unknown_mode_message,
 )
-from synapses.selectors import knot_vector_plan, net_hnsw_settings, vector_literal
+from synapses.selectors import HNSW_SETTINGS_SQL, knot_vector_plan, net_hnsw_settings, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -239,15 +239,6 @@ def _vector_plan(mind_id: str, candidates: int) -> VectorPlan:
     if plan == VectorPlan.HNSW:
         _NET_FACTS.above_bound[key] = now + NET_FACTS_SECONDS
     return plan
-
-
-# The anchors' HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
-# Sent in one message with the anchors statement: PostgreSQL runs the statements of one message
-# (the simple query protocol) as one transaction, so the settings hold for the lists and end with
-# them, and the call needs no BEGIN, settings statement and COMMIT of its own (three round trips).
-# That takes Django's client-side binding (its default with psycopg 3): with server-side binding
-# one execute could not hold two statements.
-HNSW_SETTINGS_SQL = f"SELECT {HNSW_SETTINGS_COLUMNS}"
 
 
 # The end of both bounded text lists (_TEXT_BY_TERM and _TEXT_LARGE end with their `matched`

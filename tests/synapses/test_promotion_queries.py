@@ -111,3 +111,44 @@ def test_entity_resolution_is_two_statements_at_10_and_at_1000_entities(mind):
         found = set(Entity.objects.filter(pk__in=resolved.ids).values_list("name", flat=True))
         assert found == expected | {"person 9"}
     assert counts == [2, 2]
+
+
+def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_under_the_nets_settings(
+    mind, settings, monkeypatch
+):
+    from synapses.selectors import HNSW_SETTINGS_SQL, NetFacts
+    from synapses.services import promotion
+    from tests.synapses.promotion_rows import knot_of
+
+    settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # one knot is above the bound: the HNSW plan
+    holder = memory_stored(mind.mind, key="holder", content="Mira swam in the lake in June.")
+    knot = knot_of(holder, weight_anchor=2.0)
+    newcomer = memory_stored(mind.mind, key="newcomer", content="Mira swam in the lake in June.")
+    facts = NetFacts()
+    with CaptureQueriesContext(connection) as first:
+        found = promotion.nearest_other_knot(
+            mind_id=mind.mind.pk, memory_id=newcomer.pk, vector=newcomer.embedding, facts=facts
+        )
+    assert (found.knot_id, found.plan, len(first)) == (knot.pk, "hnsw", 2)  # counted, then the rows
+    assert facts.knots_above_bound == {mind.mind.pk}
+
+    with CaptureQueriesContext(connection) as second:
+        again = promotion.nearest_other_knot(
+            mind_id=mind.mind.pk, memory_id=newcomer.pk, vector=newcomer.embedding, facts=facts
+        )
+    assert (again.knot_id, again.plan, len(second)) == (knot.pk, "hnsw", 1)
+    assert second[0]["sql"].startswith(HNSW_SETTINGS_SQL.split("\n", 1)[0])  # the settings, then the rows
+
+    # The rows' statement replaced by one that reads the settings it runs under, after they were
+    # undone in this transaction: the message itself must set the net's (ef_search = the 10 rows
+    # wanted, at least 40; the iterative scan).
+    monkeypatch.setattr(
+        promotion,
+        "_NEAREST_SQL",
+        "SELECT current_setting('hnsw.ef_search')::int, 0.0, current_setting('hnsw.iterative_scan') = 'relaxed_order'",
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'off', true), set_config('hnsw.ef_search', '1', true)")
+    read = promotion.nearest_other_knot(mind_id=mind.mind.pk, memory_id=newcomer.pk, vector=newcomer.embedding,
+                                        facts=facts)  # fmt: skip
+    assert (read.knot_id, read.is_active) == (40, True)
