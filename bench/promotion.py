@@ -8,9 +8,12 @@ promote it, each calling the promotion service's sweep,
 memory of the backlog is pending; `--batch` defaults to the sweep's own PROMOTION_BATCH_SIZE, so
 a worker promotes as the minute schedule does (one selection, one run's NetFacts). The processes
 start, set Django up and connect first, and are timed from one "go" to the last one's exit, so
-start-up is not counted; the clock includes everything a promotion does (candidates, the match
-test, knots, presence, links, edge formation). Each backlog adds its knots to the net, so the
-second configuration meets a net larger by `--memories` (1 % at the defaults). With `--reuse`
+start-up is not counted; before they start, the server checkpoints (CHECKPOINT, as pgbench
+does before a run), so the checkpointer is not still writing the net's build back during the
+timed part (what it did meanwhile is reported with each configuration); the clock includes
+everything a promotion does (candidates, the match test, knots, presence, links, edge
+formation). Each backlog adds its knots to the net, so the second configuration meets a net
+larger by `--memories` (1 % at the defaults). With `--reuse`
 the database stays after the run and each backlog is deleted again after its measurement (its
 knots and edges by cascade), so a later `--reuse` run of the same `--knots`, `--seed` and
 `--edge-pairs` finds the net as built and skips the 4–7 minutes of building 100,000 knots.
@@ -173,6 +176,31 @@ def _workers_run(count: int, *, database: str, mind_id: str, batch: int) -> tupl
                 process.wait()
 
 
+def checkpoint_before_timing() -> bool:
+    """CHECKPOINT, as pgbench does before each run: every buffer the net's build or the previous
+    configuration dirtied is written now, not by the checkpointer while the workers are timed, and
+    no checkpoint the build's WAL requested runs into them. False where the role may not
+    checkpoint (neither superuser nor pg_checkpoint: a DATABASE_URL server), and the run goes on."""
+    from django.db import DatabaseError, connection
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("CHECKPOINT")
+    except DatabaseError:
+        return False
+    return True
+
+
+def checkpointer_counts() -> tuple[int, int]:
+    """Checkpoints the server has completed and buffers its checkpointer wrote, so far."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT num_done, buffers_written FROM pg_stat_checkpointer")
+        done, written = cursor.fetchone()
+    return done, written
+
+
 def _written(mind_id: str, first_new_knot: int) -> dict:
     """Knots created from `first_new_knot` on, and the edge pairs written for each."""
     from django.db import connection
@@ -263,8 +291,11 @@ def main(argv: list[str]) -> int:
         for index, workers in enumerate(args.workers):
             backlog = backlog_add(net, count=args.memories, seed=args.seed + 1 + index)
             first_new_knot = (Knot.objects.filter(mind_id=net.mind_id).aggregate(last=Max("id"))["last"] or 0) + 1
+            checkpointed = checkpoint_before_timing()
+            checkpoints_before, buffers_before = checkpointer_counts()
             connections.close_all()  # the workers' connections only while they run
             seconds, reports = _workers_run(workers, database=args.database, mind_id=net.mind_id, batch=args.batch)
+            checkpoints_after, buffers_after = checkpointer_counts()
             pending = _pending_count(net.mind_id, backlog)
             promoted = len(backlog) - pending
             row = {
@@ -292,9 +323,18 @@ def main(argv: list[str]) -> int:
                 "client_cpu_ms_per_memory": cpu_per_memory(reports, "client_cpu_s", promoted),
                 "server_cpu_ms_per_memory": cpu_per_memory(reports, "server_cpu_s", promoted),
                 **_written(net.mind_id, first_new_knot),
+                # Whether the timed part began right after a CHECKPOINT, and what the server's
+                # checkpointer did during it (checkpoints completed, buffers it wrote).
+                "checkpoint_before": checkpointed,
+                "checkpoints_during": checkpoints_after - checkpoints_before,
+                "checkpoint_buffers_during": buffers_after - buffers_before,
             }
             rows.append(row)
-            print(f"  {workers} worker(s): {promoted} promoted in {seconds:.2f} s ({row['memories_per_s']}/s)")
+            print(
+                f"  {workers} worker(s): {promoted} promoted in {seconds:.2f} s ({row['memories_per_s']}/s);"
+                f" after a CHECKPOINT: {'yes' if checkpointed else 'no (not allowed)'}, checkpointer during:"
+                f" {row['checkpoints_during']} done, {row['checkpoint_buffers_during']} buffers written"
+            )
             if args.reuse:  # the next configuration, and the next run, meet the net as built
                 backlog_remove(net, backlog)
         machine = machine_of(server_versions())

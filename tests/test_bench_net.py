@@ -146,6 +146,29 @@ def test_a_process_cpu_is_read_for_this_process_and_none_for_one_that_does_not_e
 
 
 @pytest.mark.django_db(transaction=True)
+def test_before_a_timed_configuration_the_server_checkpoints_where_the_role_may():
+    from bench.promotion import checkpoint_before_timing, checkpointer_counts
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT rolsuper OR pg_has_role(current_user, 'pg_checkpoint', 'MEMBER') FROM pg_roles"
+            " WHERE rolname = current_user"
+        )
+        (allowed,) = cursor.fetchone()  # the embedded server's superuser; not DATABASE_URL's CI role
+        cursor.execute("CREATE TABLE bench_dirty AS SELECT g AS n FROM generate_series(1, 20000) AS g")
+    try:
+        done, written = checkpointer_counts()
+        assert checkpoint_before_timing() is allowed  # refused is no error: the run goes on
+        done_after, written_after = checkpointer_counts()
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE bench_dirty")
+    if allowed:
+        assert done_after >= done + 1
+        assert written_after > written  # the new table's dirty pages at least
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_backlog_is_stored_embedded_and_pending_in_the_nets_mind():
     from bench.net_fixture import backlog_add, net_build
     from bench.promotion import _pending_count
