@@ -605,7 +605,7 @@ def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: in
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)
     row_of = {pk: row for row, pk in enumerate(loaded.ids)}
-    fetched = max(anchor_list_sizes(limit=k, relevance=setting("RESONANCE_RANKING") == constants.RANKING_RELEVANCE))
+    fetched = anchor_list_sizes(limit=k, relevance=setting("RESONANCE_RANKING") == constants.RANKING_RELEVANCE).fetched
     found = []
     for q, vector in zip(queries, vectors, strict=True):
         correct = _exact_top(1.0 - loaded.vectors @ vector, mind.rows, k)

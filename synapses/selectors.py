@@ -94,6 +94,14 @@ def net_hnsw_settings(candidates: int) -> dict[str, str]:
 HNSW_SETTINGS_SQL = f"SELECT {HNSW_SETTINGS_COLUMNS}"
 
 
+def rows_under_net_hnsw_settings(cursor, sql: str, params: dict[str, object], *, candidates: int) -> list[tuple]:
+    """The rows of `sql`, run in one message after the net's HNSW settings for `candidates` rows
+    (HNSW_SETTINGS_SQL, net_hnsw_settings): one round trip for both."""
+    cursor.execute(HNSW_SETTINGS_SQL + ";\n" + sql, params | net_hnsw_settings(candidates))
+    cursor.nextset()
+    return cursor.fetchall()
+
+
 def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
     """`[0.1,-0.2,…]`, pgvector's text form."""
     return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float64).tolist())) + "]"

@@ -130,7 +130,13 @@ def _conversation_tally(stored, *, k: int, ranking: str | None, tallies: dict[st
     from bench.locomo.dataset import CATEGORY_NAMES
     from synapses import constants
     from synapses.models import Knot
-    from synapses.services.resonance import anchor_candidates, anchor_rows, resonance_of, search_vector
+    from synapses.services.resonance import (
+        anchor_candidates,
+        anchor_list_sizes,
+        anchor_rows,
+        resonance_of,
+        search_vector,
+    )
 
     mind = stored.mind
     knot_of_turn = {
@@ -140,7 +146,7 @@ def _conversation_tally(stored, *, k: int, ranking: str | None, tallies: dict[st
     }
     place_of = {turn.dia_id: (turn.session, index) for index, turn in enumerate(stored.conversation.turns)}
     edges = _edges(mind.pk)
-    per_list = max(k, constants.RELEVANCE_MIN_CANDIDATES)
+    sizes = anchor_list_sizes(limit=k, relevance=True)  # what the relevance ranking weighs
     for question in stored.conversation.questions:
         answer = resonance_of(mind=mind, q=question.text, limit=k, ranking=ranking)
         returned_turns = {
@@ -148,9 +154,7 @@ def _conversation_tally(stored, *, k: int, ranking: str | None, tallies: dict[st
         }
         returned_knots = {item["knot_id"] for item in answer["items"]}
         vector = search_vector(mind=mind, q=question.text, mode=_default_mode(mind), intent="").vector
-        weighed = anchor_candidates(
-            mind_id=mind.pk, q=question.text, vector=vector, wanted=2 * per_list, per_list=per_list
-        )
+        weighed = anchor_candidates(mind_id=mind.pk, q=question.text, vector=vector, sizes=sizes)
         deep = {row[0] for row in anchor_rows(mind_id=mind.pk, q=question.text, vector=vector, candidates=DEEP_LIST)}
         found = question.evidence & returned_turns
         seen = Neighbourhood(

@@ -52,7 +52,7 @@ from synapses.events import KnotEvent, knots_changed
 from synapses.geometry import damp
 from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.selectors import HNSW_SETTINGS_SQL, NetFacts, net_hnsw_settings, vector_literal
+from synapses.selectors import NetFacts, net_hnsw_settings, rows_under_net_hnsw_settings, vector_literal
 from synapses.services.edges import knot_edges_form
 from synapses.services.entities import explicit_names_create, memory_entities_resolve
 from synapses.services.presence import knot_half_reactivate
@@ -229,21 +229,19 @@ def nearest_other_knot(*, mind_id: str, memory_id: str, vector, facts: NetFacts 
     here, because the HNSW scan returns them in relaxed order. A mind `facts` knows above the
     bound is not counted again: one round trip, the HNSW settings and the rows in one message."""
     bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
-    hnsw = net_hnsw_settings(MATCH_CANDIDATES)
     params = {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES}
     with connection.cursor() as cursor:
-        if facts is not None and mind_id in facts.knots_above_bound:
-            # Nothing to count: the settings travel in the rows' message (HNSW_SETTINGS_SQL).
+        if facts is not None and mind_id in facts.knots_above_bound:  # nothing to count
             plan = VectorPlan.HNSW
-            cursor.execute(HNSW_SETTINGS_SQL + ";\n" + _NEAREST_SQL.format(order=_NEAREST_ORDER[plan]), params | hnsw)
-            cursor.nextset()
+            nearest = _NEAREST_SQL.format(order=_NEAREST_ORDER[plan])
+            rows = rows_under_net_hnsw_settings(cursor, nearest, params, candidates=MATCH_CANDIDATES)
         else:
-            cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **hnsw})
+            cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **net_hnsw_settings(MATCH_CANDIDATES)})
             plan = VectorPlan.HNSW if cursor.fetchone()[0] > bound else VectorPlan.EXACT
             if plan == VectorPlan.HNSW and facts is not None:
                 facts.knots_above_bound.add(mind_id)
             cursor.execute(_NEAREST_SQL.format(order=_NEAREST_ORDER[plan]), params)
-        rows = cursor.fetchall()
+            rows = cursor.fetchall()
     if not rows:
         return None
     knot_id, distance, is_active = min(rows, key=lambda row: (row[1], row[0]))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.conf import settings
@@ -53,7 +53,7 @@ from synapses.resonance import (
     spread_activation,
     unknown_mode_message,
 )
-from synapses.selectors import HNSW_SETTINGS_SQL, knot_vector_plan, net_hnsw_settings, vector_literal
+from synapses.selectors import knot_vector_plan, rows_under_net_hnsw_settings, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -387,34 +387,42 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
             rows = cursor.fetchall()
     else:
         # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
-        params |= net_hnsw_settings(candidates)
         with connection.cursor() as cursor:
-            cursor.execute(HNSW_SETTINGS_SQL + ";\n" + sql, params)
-            cursor.nextset()
-            rows = cursor.fetchall()
+            rows = rows_under_net_hnsw_settings(cursor, sql, params, candidates=candidates)
     current_span().db_read({"table": _KNOT, "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)})
     return rows
 
 
-def anchor_list_sizes(*, limit: int, relevance: bool) -> tuple[int, int]:
-    """(wanted, per_list) of anchor_candidates for a resonance of `limit` items. "relevance"
-    ranking weighs two lists of RELEVANCE_MIN_CANDIDATES (at least `limit` each); "seed" ranking
-    wants ANCHOR_COUNT candidates beyond the list it may have to fill. Each anchor list then
-    brings the larger of the two (anchor_rows' `candidates`), and its HNSW scan as many."""
+class AnchorSizes(NamedTuple):
+    """How many anchor candidates a resonance weighs (`wanted`, after fusion) and how many each
+    list brings at least (`per_list`)."""
+
+    wanted: int
+    per_list: int
+
+    @property
+    def fetched(self) -> int:
+        """Rows each anchor list fetches (anchor_rows' `candidates`), and its HNSW scan as many."""
+        return max(self.wanted, self.per_list)
+
+
+def anchor_list_sizes(*, limit: int, relevance: bool) -> AnchorSizes:
+    """The anchor sizes of a resonance of `limit` items. "relevance" ranking weighs two lists of
+    RELEVANCE_MIN_CANDIDATES (at least `limit` each); "seed" ranking wants ANCHOR_COUNT
+    candidates beyond the list it may have to fill."""
     if relevance:
         per_list = max(limit, constants.RELEVANCE_MIN_CANDIDATES)
-        return 2 * per_list, per_list
-    return max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT, ANCHOR_MIN_CANDIDATES
+        return AnchorSizes(wanted=2 * per_list, per_list=per_list)
+    wanted = max(limit, constants.ANCHOR_COUNT) + constants.ANCHOR_COUNT
+    return AnchorSizes(wanted=wanted, per_list=ANCHOR_MIN_CANDIDATES)
 
 
-def anchor_candidates(
-    *, mind_id: str, q: str, vector: np.ndarray, wanted: int, per_list: int = ANCHOR_MIN_CANDIDATES
-) -> list[AnchorCandidate]:
+def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, sizes: AnchorSizes) -> list[AnchorCandidate]:
     """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
-    first, at most `wanted`, each with cosine ≥ the anchor floor or a full-text match; each list
-    brings at least `per_list`. The statements of anchor_rows."""
+    first, at most `sizes.wanted`, each with cosine ≥ the anchor floor or a full-text match; each
+    list brings `sizes.fetched`. The statements of anchor_rows."""
     floor = setting("ANCHOR_FLOOR")
-    rows = anchor_rows(mind_id=mind_id, q=q, vector=vector, candidates=max(wanted, per_list))
+    rows = anchor_rows(mind_id=mind_id, q=q, vector=vector, candidates=sizes.fetched)
     by_id: dict[int, dict[str, Any]] = {}
     text_list: list[tuple[float, int]] = []
     vector_list: list[tuple[float, int]] = []
@@ -443,7 +451,7 @@ def anchor_candidates(
             emotion=by_id[int(hit.id)]["emotion"],
             score=hit.score,
         )
-        for hit in fused[:wanted]
+        for hit in fused[: sizes.wanted]
     ]
 
 
@@ -585,8 +593,8 @@ def resonance_of(
         log.input({"q": q[:200], "mode": chosen.name, "intent": intent, "mood": mood, "limit": limit,
                    "ranking": ranking})  # fmt: skip
         shift = search_vector(mind=mind, q=q, mode=chosen, intent=intent)
-        wanted, per_list = anchor_list_sizes(limit=limit, relevance=relevance)
-        candidates = anchor_candidates(mind_id=mind.pk, q=q, vector=shift.vector, wanted=wanted, per_list=per_list)
+        sizes = anchor_list_sizes(limit=limit, relevance=relevance)
+        candidates = anchor_candidates(mind_id=mind.pk, q=q, vector=shift.vector, sizes=sizes)
         as_reached = [
             Reached(
                 knot_id=c.knot_id,

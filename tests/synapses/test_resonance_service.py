@@ -435,6 +435,7 @@ def test_the_anchor_lists_are_sized_by_the_limit_and_the_ranking(limit, relevanc
     from synapses.services.resonance import anchor_list_sizes
 
     assert anchor_list_sizes(limit=limit, relevance=relevance) == sizes
+    assert anchor_list_sizes(limit=limit, relevance=relevance).fetched == max(sizes)  # each list brings as many
 
 
 @pytest.mark.parametrize(("ranking", "fetched"), [("relevance", 60), ("seed", 20)])
