@@ -4,7 +4,7 @@ A throw-away database gets one mind of `--knots` knots (bench/net_fixture.py; th
 index is left out: the decay never reads the knot table). Then `--rounds` rounds, each a day
 after the one before, and in each, in an order that alternates round by round:
 
-- the service, `synapses.services.decay.knots_decay` (its span, the decay statement in its own
+- the service, `synapses.upkeep.decay.knots_decay` (its span, the decay statement in its own
   transaction, the pipeline-log retention step), and
 - the bare statement the service runs (the same UPDATE with the same parameters, committed),
 
@@ -74,7 +74,7 @@ def _bare_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[int, 
     from django.db import connection, transaction
 
     from synapses.constants import SECONDS_PER_DAY
-    from synapses.services.decay import _DECAY_SQL
+    from synapses.upkeep.decay import _DECAY_SQL
 
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
@@ -88,7 +88,7 @@ def decay_rounds(*, rounds: int, start: datetime) -> list[dict]:
     from django.db import connection
 
     from synapses.config import setting
-    from synapses.services.decay import knots_decay
+    from synapses.upkeep.decay import knots_decay
 
     rate, min_weight = setting("DECAY_RATE"), setting("MIN_WEIGHT")
     measured = []

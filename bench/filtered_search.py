@@ -267,7 +267,7 @@ def _layout_measure(fixture: Fixture, *, mind_count: int, queries: list[str]) ->
 
     from memories.embedders import get_embedder
     from memories.models import Memory
-    from memories.selectors import search
+    from memories.selectors import search, vector_plan
 
     schema = "public" if mind_count == 1 else f"{_schema(mind_count)}, public"
     with connection.cursor() as cursor:
@@ -280,7 +280,7 @@ def _layout_measure(fixture: Fixture, *, mind_count: int, queries: list[str]) ->
     rows_of_mind = {mind: np.asarray(rows) for mind, rows in rows_of_mind.items()}
     mind_ids = sorted(rows_of_mind)
     all_rows = np.arange(len(fixture.ids))
-    ef_search = search.hnsw_settings(K)["ef_search"]
+    ef_search = vector_plan.hnsw_settings(K)["ef_search"]
     table = Memory._meta.db_table
     unfiltered_sql = f"SELECT id FROM public.{table} ORDER BY embedding <=> %s::vector LIMIT %s"  # noqa: S608
 

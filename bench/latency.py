@@ -262,7 +262,7 @@ def nets_derive(minds: list[BenchMind]) -> float:
         definitions = dict(cursor.fetchall())
         for name in definitions:
             cursor.execute(f"DROP INDEX {name}")
-        # damp(): WEIGHT_CAP · sin(min(raw / WEIGHT_CAP, 1) · π/2) ^ DAMPING_EXPONENT (synapses.geometry).
+        # damp(): WEIGHT_CAP · sin(min(raw / WEIGHT_CAP, 1) · π/2) ^ DAMPING_EXPONENT (synapses.net.geometry).
         cursor.execute(
             f"""INSERT INTO {knot} (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
                     attributes, embedding, embedding_model, themes, entities, event_time, event_precision,
@@ -470,7 +470,7 @@ def operation_measure(
     and the request floor; p50/p95/p99 of each, and the ratios of the p95s."""
     from memories.embedders import get_embedder
     from memories.models import Memory
-    from memories.selectors.search import hnsw_settings
+    from memories.selectors.vector_plan import hnsw_settings
 
     rounds = warmup + requests
     # Stores: the capture's keys and the timed requests' keys differ, so the replay (rolled back)
@@ -600,7 +600,7 @@ def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: in
     from synapses import constants
     from synapses.config import setting
     from synapses.models import Knot
-    from synapses.services.resonance import anchor_list_sizes, anchor_rows
+    from synapses.resonance.service import anchor_list_sizes, anchor_rows
 
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)
@@ -621,7 +621,7 @@ def unfiltered_recall(loaded: Loaded, raw, *, seed: int) -> float:
     """Recall@K of the bare HNSW top K of the whole table against the exact top K."""
     from memories.embedders import get_embedder
     from memories.models import Memory
-    from memories.selectors.search import hnsw_settings
+    from memories.selectors.vector_plan import hnsw_settings
 
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)

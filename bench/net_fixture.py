@@ -189,8 +189,8 @@ def net_build(
     from minds.services import mind_create, user_register
     from synapses.config import setting
     from synapses.constants import LAYER_ENTITY, LAYER_THEMES
-    from synapses.geometry import damp
     from synapses.models import Edge, Entity, Knot, KnotPresence, MemoryKnot
+    from synapses.net.geometry import damp
 
     distinct = min(knots, distinct or knots)
     rng = random.Random(seed)

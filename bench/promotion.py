@@ -4,7 +4,7 @@ A throw-away database gets one mind of `--knots` knots (bench/net_fixture.py, ha
 HNSW and GIN indexes built). Then, for each worker count of `--workers` in turn, a backlog of
 `--memories` new memories of that mind is stored (not promoted) and that many worker processes
 promote it, each calling the promotion service's sweep,
-`synapses.services.promotion.memories_promote(mind_id=…, now_all=True, limit=--batch)`, until no
+`synapses.promotion.service.memories_promote(mind_id=…, now_all=True, limit=--batch)`, until no
 memory of the backlog is pending; `--batch` defaults to the sweep's own PROMOTION_BATCH_SIZE, so
 a worker promotes as the minute schedule does (one selection, one run's NetFacts). The processes
 start, set Django up and connect first, and are timed from one "go" to the last one's exit, so
@@ -115,7 +115,7 @@ def worker_main(args: argparse.Namespace) -> int:
     from django.db import connection
 
     settings.DATABASES["default"]["NAME"] = args.database
-    from synapses.services.promotion import memories_promote
+    from synapses.promotion.service import memories_promote
 
     connection.ensure_connection()
     with connection.cursor() as cursor:
@@ -264,9 +264,9 @@ def main(argv: list[str]) -> int:
     started = datetime.now(UTC)
     django_setup()
     try:
-        import synapses.services.promotion  # noqa: F401 — only to say clearly when it is missing
+        import synapses.promotion.service  # noqa: F401 — only to say clearly when it is missing
     except ImportError:
-        print("Promotion bench: skipped — synapses.services.promotion does not exist yet (the write path).")
+        print("Promotion bench: skipped — synapses.promotion.service does not exist yet (the write path).")
         return 0
     from django.db.models import Max
 

@@ -83,7 +83,7 @@ def _label(sql: str) -> str:
 def _statements(captured) -> list[str]:
     """The captured statements one by one: the anchors' message (the HNSW settings and the lists,
     one execute) split in two, so that each part is explained on its own."""
-    from synapses.selectors import HNSW_SETTINGS_SQL
+    from memories.selectors.vector_plan import HNSW_SETTINGS_SQL
 
     statements = []
     for query in captured.captured_queries:
@@ -121,7 +121,7 @@ def _plan_print(raw, mind, q: str, args: argparse.Namespace) -> None:
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from synapses.services.resonance import resonance_of
+    from synapses.resonance.service import resonance_of
 
     resonance_of(mind=mind, q=q, limit=RESONANCE_LIMIT, ranking=args.ranking)
     with transaction.atomic(), CaptureQueriesContext(connection) as captured:
@@ -233,8 +233,8 @@ def main(argv: list[str]) -> int:
     from bench.corpus import search_queries
     from memories.embedders import get_embedder
     from memories.models import Memory
-    from memories.selectors.search import hnsw_settings
-    from synapses.services.resonance import resonance_of
+    from memories.selectors.vector_plan import hnsw_settings
+    from synapses.resonance.service import resonance_of
 
     mind = _mind(args.size, args.database, args.seed)
     queries = search_queries(40, seed=args.seed + 7)[: args.queries]

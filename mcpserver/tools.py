@@ -42,7 +42,7 @@ from pipelinelog.spans import current_turn_id_or_blank
 from synapses.api.resonance_serializers import ResonanceQuerySerializer
 from synapses.api.resonance_views import resonance_answer
 from synapses.api.serializers import UsageReportSerializer, UsedInputSerializer
-from synapses.services.reinforcement import knots_used_reinforce
+from synapses.upkeep.reinforcement import knots_used_reinforce
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from django.views.generic import RedirectView
 from memories import views as memory_pages
 from minds import views as mind_pages
 from pipelinelog import views as log_pages
-from synapses import human_views as goal_pages
-from synapses import views as net_pages
+from synapses.ui import goals as goal_pages
+from synapses.ui import net as net_pages
 from webhooks import views as webhook_pages
 
 urlpatterns = [
@@ -54,7 +54,7 @@ urlpatterns = [
     path("app/memories/<memory_id:memory_id>/verify/", memory_pages.memory_verify_view, name="ui-memory-verify"),
     path("app/memories/<memory_id:memory_id>/unverify/", memory_pages.memory_unverify_view, name="ui-memory-unverify"),
     path("app/memories/<memory_id:memory_id>/delete/", memory_pages.memory_delete_view, name="ui-memory-delete"),
-    # The long-term net (synapses/views.py): the picture and its data, entities, recall explained.
+    # The long-term net (synapses/ui/net.py): the picture and its data, entities, recall explained.
     path("app/minds/<mind_id:mind_id>/net/", net_pages.net_page, name="ui-mind-net"),
     path("app/minds/<mind_id:mind_id>/net/data/", net_pages.net_data, name="ui-mind-net-data"),
     path("app/minds/<mind_id:mind_id>/entities/", net_pages.entities_page, name="ui-mind-entities"),

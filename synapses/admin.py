@@ -16,9 +16,9 @@ from django.http import HttpRequest
 from memoryproject.domain import Conflict, ValidationFailed
 from synapses.constants import LAYERS
 from synapses.models import DecayRun, Edge, Entity, Goal, Knot, PromotionAttempt
-from synapses.services.entity_changes import entity_merge
-from synapses.services.goals import goal_update
-from synapses.services.presence import knots_deactivate
+from synapses.net.presence import knots_deactivate
+from synapses.resonance.goals import goal_update
+from synapses.upkeep.entities import entity_merge
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

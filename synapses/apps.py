@@ -9,16 +9,16 @@ class SynapsesConfig(AppConfig):
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
         from synapses import receivers  # noqa: F401 — connects the signal receivers
         from synapses.api.resonance_views import recall_resonance_section
-        from synapses.portability import NET_SECTIONS, net_export_sections, net_import_sections
-        from synapses.services.promotion import mind_promotion_health
-        from synapses.stats import (
+        from synapses.net.portability import NET_SECTIONS, net_export_sections, net_import_sections
+        from synapses.net.selectors.counts import (
             memory_knot_ids,
             mind_net_health,
             mind_net_stats,
             minds_net_health,
             net_service_counts,
         )
-        from synapses.views import memory_page_section
+        from synapses.promotion.service import mind_promotion_health
+        from synapses.ui.net import memory_page_section
 
         # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").
         answer_contributor_register(

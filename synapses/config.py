@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 
 from synapses import constants
-from synapses.geometry import EdgeParameters
+from synapses.net.geometry import EdgeParameters
 
 # Thresholds some embedder has a calibrated value of: tunable like the OVERRIDABLE constants.
 _CALIBRATED_NAMES = frozenset(name for table in constants.EMBEDDER_THRESHOLDS.values() for name in table)

@@ -1,6 +1,6 @@
 """Every fixed number of the synapse model, in one home (docs/synapse-model.md §11).
 
-Pure: no Django imports, so `synapses.geometry` can take its defaults from here. The values an
+Pure: no Django imports, so `synapses.net.geometry` can take its defaults from here. The values an
 operator may tune are listed in OVERRIDABLE; `synapses.config.setting()` reads them from Django
 settings (`SYNAPSE_<NAME>`) with these values as defaults.
 """
@@ -94,6 +94,10 @@ PROMOTION_CLAIM_SIZE: Final = 10
 # Nearest knots the match test fetches before it picks the closest itself (knots): the HNSW scan of a
 # large mind returns rows in relaxed order, so the first row alone might not be the nearest.
 MATCH_CANDIDATES: Final = 10
+# Smallest hnsw.ef_search of the net's own vector searches (rows): pgvector's default. Not
+# memories' recall setting (1,000): with it PostgreSQL costs the HNSW scan above a sequential scan
+# of the whole mind (synapses.net.selectors.candidates.net_hnsw_settings says what was measured).
+NET_MIN_EF_SEARCH: Final = 40
 # Longest entity name or alias, in words, found in a memory's content (words): the content's word
 # n-grams up to this length are what one query matches against the mind's names.
 ENTITY_NAME_MAX_WORDS: Final = 4
@@ -131,10 +135,10 @@ LAYER_CANDIDATES: Final = 200
 # all: at the default cap, an entity more than 200 knots of the mind carry (a conversation's
 # speaker, a user's own name) tells nothing about the pair; in a net smaller than 4 × the cap every
 # entity counts, weighted as before. Carriers are therefore counted only up to cap / this + 1
-# (synapses.services.edges.entity_carriers_probe): any more and the entity is common.
+# (synapses.net.edges.entity_carriers_probe): any more and the entity is common.
 ENTITY_COMMON_RARITY: Final = 0.25
 # Similarity thresholds calibrated for each embedder (cosine), by SYNAPSE_EMBEDDER: the knot-pair
-# cosine distribution of the LoCoMo development split at the percentiles of synapses.calibration
+# cosine distribution of the LoCoMo development split at the percentiles of synapses.net.calibration
 # (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a
 # SYNAPSE_<NAME> setting overrides either.
 EMBEDDER_THRESHOLDS: Final = {

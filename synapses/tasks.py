@@ -8,8 +8,8 @@ from django_q.tasks import async_task
 
 from memoryproject.outage import waits_out_outages
 from synapses.config import setting
-from synapses.services.decay import knots_decay as knots_decay_service
-from synapses.services.promotion import memories_promote as memories_promote_service
+from synapses.promotion.service import memories_promote as memories_promote_service
+from synapses.upkeep.decay import knots_decay as knots_decay_service
 
 # This module's own path, by which a task hands the rest of a long list to another task.
 _PROMOTE_TASK = "synapses.tasks.memories_promote"

@@ -356,7 +356,7 @@ def test_synapse_finds_an_evidence_turn_that_only_an_edge_of_the_net_leads_to(db
     from bench.locomo.harness import conversation_store
     from bench.locomo.systems import SYSTEMS
     from minds.services import user_register
-    from synapses.services.resonance import resonance_of
+    from synapses.resonance.service import resonance_of
 
     owner = user_register(email="locomo-edge@example.com", password="a password that is long enough")
     conversation = conversation_parse(EDGE_SAMPLE)

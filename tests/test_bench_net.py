@@ -189,7 +189,7 @@ def test_a_backlog_is_stored_embedded_and_pending_in_the_nets_mind():
 def test_a_kept_net_is_found_again_by_its_parameters_once_its_backlog_is_removed():
     from bench.net_fixture import backlog_add, backlog_remove, net_build, net_find
     from synapses.models import Edge, Knot
-    from synapses.services.promotion import memories_promote
+    from synapses.promotion.service import memories_promote
 
     net = net_build(knots=40, seed=7, edge_pairs=1, hnsw=False)
     assert net_find(knots=40, seed=7, edge_pairs=1, hnsw=True) is None  # another build's parameters

@@ -35,7 +35,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def _profile(stored, k: int) -> None:
     from synapses.models import Edge, Entity, Knot
-    from synapses.services.resonance import resonance_of
+    from synapses.resonance.service import resonance_of
 
     mind_id = stored.mind.pk
     knots = Knot.objects.filter(mind_id=mind_id).count()

@@ -19,8 +19,8 @@ from memories.embedders import get_embedder
 from memories.models import CURRENT_SQL, Memory
 from memories.selectors.search import memories_search, memories_text_search
 from minds.models import Mind
-from synapses.services.promotion import memories_promote
-from synapses.services.resonance import resonance_of
+from synapses.promotion.service import memories_promote
+from synapses.resonance.service import resonance_of
 
 Items = list[tuple[str, ...]]
 

@@ -130,7 +130,7 @@ def _conversation_tally(stored, *, k: int, ranking: str | None, tallies: dict[st
     from bench.locomo.dataset import CATEGORY_NAMES
     from synapses import constants
     from synapses.models import Knot
-    from synapses.services.resonance import (
+    from synapses.resonance.service import (
         anchor_candidates,
         anchor_list_sizes,
         anchor_rows,
@@ -203,7 +203,7 @@ def _questions_embedded_once(questions: Sequence[str]):
 
 
 def _default_mode(mind):
-    from synapses.services.resonance import mode_resolve
+    from synapses.resonance.service import mode_resolve
 
     return mode_resolve(mind, "")
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -26,17 +24,18 @@ from memories.fusion import Ranked, rrf_fuse
 from memories.limits import MAX_TAG_CHARS
 from memories.models import CURRENT_SQL, Memory
 from memories.selectors.memory import memories_of
+from memories.selectors.vector_plan import (
+    HNSW_SETTINGS_COLUMNS,
+    VectorPlan,
+    distance_orders,
+    exact_scan_probe,
+    hnsw_settings,
+    plan_for,
+)
 from pipelinelog.spans import current_span
 
 # Candidates each list contributes before fusion (rows), at least; more when `limit` is larger.
 SEARCH_MIN_CANDIDATES = 50
-# pgvector's maximum hnsw.ef_search (rows): the HNSW scan's candidate list.
-HNSW_MAX_EF_SEARCH = 1000
-# Tuples an iterative HNSW scan may visit per candidate wanted before it stops (tuples): with
-# pgvector's own default of 20,000 as the floor, enough for a mind holding ≥ 0.25 % of the
-# table, whatever `limit` asks.
-HNSW_SCAN_TUPLES_PER_CANDIDATE = 400
-HNSW_MIN_MAX_SCAN_TUPLES = 20_000
 # Full-text matches ranked by ts_rank_cd (rows): when more match, the best this many by the
 # cheaper ts_rank (a third of its cost) go on to ts_rank_cd, the rest are left out.
 TEXT_PRERANK_ROWS = 1000
@@ -68,34 +67,14 @@ class SemanticHit:
 # --- the vector half ---------------------------------------------------------------------------
 
 
-class VectorPlan(StrEnum):
-    """How one vector search of a mind finds its nearest memories."""
-
-    EXACT = "exact"  # every distance of the mind's rows, sorted: exact by construction
-    HNSW = "hnsw"  # the shared HNSW index, iterative scan in relaxed order, re-sorted afterwards
-
-
 # One statement: how many rows the mind has, counted up to the exact-scan bound from a mind
 # index alone (an index-only scan of at most SYNAPSE_EXACT_SCAN_MAX_ROWS + 1 entries), and this
 # transaction's HNSW settings (set_config(…, true) is SET LOCAL: they end with the transaction).
-# The settings only matter when the HNSW plan runs; setting them always keeps it one statement.
-# This transaction's HNSW settings as columns of a SELECT (set_config(…, true) is SET LOCAL),
-# with the parameters of hnsw_settings(); every vector search of the project sets them so.
-HNSW_SETTINGS_COLUMNS = """set_config('hnsw.iterative_scan', 'relaxed_order', true),
-       set_config('hnsw.ef_search', %(ef_search)s, true),
-       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)"""
 _VECTOR_PLAN_SQL = f"""
 SELECT count(*),
        {HNSW_SETTINGS_COLUMNS}
-  FROM (SELECT 1 FROM {{table}} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
+  FROM (SELECT 1 FROM {Memory._meta.db_table} WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
 """  # noqa: S608 — only constants are formatted in
-
-
-def hnsw_settings(candidates: int) -> dict[str, str]:
-    """hnsw.* settings of a search that wants `candidates` rows (values as set_config takes them)."""
-    ef_search = min(max(settings.SYNAPSE_HNSW_EF_SEARCH, candidates), HNSW_MAX_EF_SEARCH)
-    max_scan_tuples = max(HNSW_MIN_MAX_SCAN_TUPLES, HNSW_SCAN_TUPLES_PER_CANDIDATE * candidates)
-    return {"ef_search": str(ef_search), "max_scan_tuples": str(max_scan_tuples)}
 
 
 def vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
@@ -105,22 +84,16 @@ def vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
     Call inside the transaction that runs the search (transaction.atomic): the settings are
     local to it and never leak into the connection's later transactions.
     """
-    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
-    params = {"mind_id": mind_id, "probe": bound + 1, **hnsw_settings(candidates)}
+    params = {"mind_id": mind_id, "probe": exact_scan_probe(), **hnsw_settings(candidates)}
     with connection.cursor() as cursor:
-        cursor.execute(_VECTOR_PLAN_SQL.format(table=Memory._meta.db_table), params)
+        cursor.execute(_VECTOR_PLAN_SQL, params)
         mind_rows = cursor.fetchone()[0]
-    return VectorPlan.EXACT if mind_rows <= bound else VectorPlan.HNSW
+    return plan_for(mind_rows)
 
 
-# The mind's nearest rows under `where`. The exact plan orders by the distance plus zero, an
-# expression the HNSW index cannot deliver, so PostgreSQL computes every distance of the rows a
-# mind index finds and sorts them. The HNSW plan orders by the distance alone, so the index
-# delivers the rows — in relaxed order, so every caller re-sorts them by the distance.
-_NEAREST_ORDER_SQL = {
-    VectorPlan.EXACT: "(embedding <=> %(vector)s::vector) + 0",
-    VectorPlan.HNSW: "embedding <=> %(vector)s::vector",
-}
+# The mind's nearest rows under `where`, in the order of the plan (vector_plan.distance_orders:
+# the HNSW plan's relaxed order is re-sorted by every caller).
+_NEAREST_ORDER_SQL = distance_orders("embedding")
 _NEAREST_SQL = """SELECT id, updated_at, embedding <=> %(vector)s::vector AS distance
    FROM {table}
   WHERE {where} AND embedding IS NOT NULL

@@ -8,7 +8,7 @@ from memories.api.search_serializers import SearchTextField
 from memories.emotions import emotion_canonical
 from memoryproject.api.fields import QueryIntegerField, StrictCharField
 from synapses import constants
-from synapses.resonance import mode_of, mood_problem, unknown_mode_message
+from synapses.resonance.arithmetic import mode_of, mood_problem, unknown_mode_message
 
 # Longest `q` a resonance takes (characters): a turn of conversation, not a document.
 RESONANCE_MAX_QUERY_CHARS = 1000

@@ -23,8 +23,8 @@ from synapses.api.resonance_serializers import (
     ResonanceSerializer,
     resonance_body,
 )
-from synapses.resonance import default_modes, mood_problem, resonance_text
-from synapses.services.resonance import mind_modes, resonance_lines, resonance_of
+from synapses.resonance.arithmetic import default_modes, mood_problem, resonance_text
+from synapses.resonance.service import mind_modes, resonance_lines, resonance_of
 
 # recall's key for the section (its JSON form: {"resonance": {...}}).
 RECALL_SECTION_NAME = "resonance"

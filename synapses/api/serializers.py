@@ -20,8 +20,8 @@ from memoryproject.api.fields import (
 )
 from memoryproject.api.strict import RejectUnknownFieldsMixin
 from synapses import constants
-from synapses.queries import knot_superseded
-from synapses.services.entity_changes import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
+from synapses.net.selectors.knots import knot_superseded
+from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
 # Longest goal statement (characters): a sentence or two of what the mind strives for.
 GOAL_STATEMENT_MAX_CHARS = 2000

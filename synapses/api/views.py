@@ -30,7 +30,6 @@ from minds.access import Access, mind_get_for
 from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman
 from minds.principals import is_agent
-from synapses import queries
 from synapses.api.serializers import (
     EntitiesQuerySerializer,
     EntityChangedSerializer,
@@ -50,9 +49,10 @@ from synapses.api.serializers import (
     UsageReportSerializer,
     UsedInputSerializer,
 )
-from synapses.services.entity_changes import entity_create, entity_merge, entity_update
-from synapses.services.goals import goal_create, goal_delete, goal_update
-from synapses.services.reinforcement import knots_used_reinforce
+from synapses.net.selectors import knots as queries
+from synapses.resonance.goals import goal_create, goal_delete, goal_update
+from synapses.upkeep.entities import entity_create, entity_merge, entity_update
+from synapses.upkeep.reinforcement import knots_used_reinforce
 
 SYNAPSES_TAG = ["synapses"]
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memories.embedders import get_embedder
 from memories.models import Memory, Source
-from memories.selectors import search
+from memories.selectors import search, vector_plan
 from memories.services.memory import memory_build
 from minds.services import mind_create
 
@@ -62,10 +62,10 @@ def _exact_nearest(memories: list[Memory], k: int) -> list[tuple[str, float]]:
     return sorted(distances, key=lambda pair: (pair[1], pair[0]))[:k]
 
 
-@pytest.fixture(params=[search.VectorPlan.EXACT, search.VectorPlan.HNSW])
+@pytest.fixture(params=[vector_plan.VectorPlan.EXACT, vector_plan.VectorPlan.HNSW])
 def plan(request, settings):
     """Run the test with each plan: the exact-scan bound moved so that the mind falls on that side."""
-    bound = 10 * MEMORIES_PER_MIND * (OTHER_MINDS + 1) if request.param == search.VectorPlan.EXACT else 0
+    bound = 10 * MEMORIES_PER_MIND * (OTHER_MINDS + 1) if request.param == vector_plan.VectorPlan.EXACT else 0
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = bound
     with connection.cursor() as cursor:
         # A table of 880 rows is small enough that PostgreSQL would sort rather than walk the
@@ -93,7 +93,7 @@ def test_semantic_search_of_a_mind_among_ten_similar_minds_returns_its_exact_top
     assert [hit.memory.pk for hit in hits] == [pk for pk, _ in expected]
     assert [1.0 - hit.similarity for hit in hits] == pytest.approx([distance for _, distance in expected], abs=1e-5)
     explained = _plan_of_last_vector_query(captured.captured_queries, '"memories_memory"."id" IN')
-    assert ("memory_embedding_hnsw" in explained) == (plan == search.VectorPlan.HNSW)
+    assert ("memory_embedding_hnsw" in explained) == (plan == vector_plan.VectorPlan.HNSW)
 
 
 def test_hybrid_searchs_vector_half_of_a_mind_among_ten_similar_minds_is_its_exact_top_fifty(crowded, plan):
@@ -104,7 +104,7 @@ def test_hybrid_searchs_vector_half_of_a_mind_among_ten_similar_minds_is_its_exa
     assert {hit.matched for hit in hits} == {("vector",)}
     assert [hit.memory.pk for hit in hits] == [pk for pk, _ in _exact_nearest(mine, 50)]
     explained = _plan_of_last_vector_query(captured.captured_queries, "UNION ALL")
-    assert ("memory_embedding_hnsw" in explained) == (plan == search.VectorPlan.HNSW)
+    assert ("memory_embedding_hnsw" in explained) == (plan == vector_plan.VectorPlan.HNSW)
 
 
 def test_a_mind_up_to_the_bound_is_scanned_exactly_and_one_row_more_uses_the_index(mind, other_mind, settings):
@@ -113,13 +113,13 @@ def test_a_mind_up_to_the_bound_is_scanned_exactly_and_one_row_more_uses_the_ind
     _similar_memories(other_mind.mind, 20, rng)  # another mind's rows never count
     [first, *_] = _similar_memories(mind.mind, 5, rng)
     with transaction.atomic():
-        assert search.vector_plan(mind_id=mind.mind.pk, candidates=10) == search.VectorPlan.EXACT
+        assert search.vector_plan(mind_id=mind.mind.pk, candidates=10) == vector_plan.VectorPlan.EXACT
     Memory.objects.filter(pk=first.pk).update(key="renamed")  # an update is no new row
     with transaction.atomic():
-        assert search.vector_plan(mind_id=mind.mind.pk, candidates=10) == search.VectorPlan.EXACT
+        assert search.vector_plan(mind_id=mind.mind.pk, candidates=10) == vector_plan.VectorPlan.EXACT
     _similar_memories(mind.mind, 1, rng)
     with transaction.atomic():
-        assert search.vector_plan(mind_id=mind.mind.pk, candidates=10) == search.VectorPlan.HNSW
+        assert search.vector_plan(mind_id=mind.mind.pk, candidates=10) == vector_plan.VectorPlan.HNSW
 
 
 def _hnsw_settings() -> dict[str, str]:
@@ -155,6 +155,6 @@ def test_a_large_limit_lets_the_hnsw_scan_visit_more_tuples_and_candidates(setti
     # ef_search follows the candidates wanted up to pgvector's maximum; max_scan_tuples grows with
     # them from pgvector's own default of 20,000.
     settings.SYNAPSE_HNSW_EF_SEARCH = 200
-    assert search.hnsw_settings(10) == {"ef_search": "200", "max_scan_tuples": "20000"}
-    assert search.hnsw_settings(500) == {"ef_search": "500", "max_scan_tuples": "200000"}
-    assert search.hnsw_settings(5000) == {"ef_search": "1000", "max_scan_tuples": "2000000"}
+    assert vector_plan.hnsw_settings(10) == {"ef_search": "200", "max_scan_tuples": "20000"}
+    assert vector_plan.hnsw_settings(500) == {"ef_search": "500", "max_scan_tuples": "200000"}
+    assert vector_plan.hnsw_settings(5000) == {"ef_search": "1000", "max_scan_tuples": "2000000"}

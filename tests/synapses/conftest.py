@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 
 from memories.models import EMBEDDING_DIMENSIONS, Memory
-from synapses.geometry import damp
 from synapses.models import Knot, KnotPresence
+from synapses.net.geometry import damp
 
 
 def memory_make(mind, *, key: str, content: str | None = None, salience: float = 0.5) -> Memory:

@@ -10,8 +10,8 @@ import numpy as np
 
 from memories.embedders import get_embedder
 from memories.models import EMBEDDING_DIMENSIONS, Memory
-from synapses.geometry import damp
 from synapses.models import Edge, Knot, KnotPresence, LinkKind, MemoryKnot
+from synapses.net.geometry import damp
 
 
 def query_vector(q: str) -> np.ndarray:

@@ -13,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from synapses import calibration, constants
-from synapses.calibration import (
+from synapses import constants
+from synapses.config import setting
+from synapses.net import calibration
+from synapses.net.calibration import (
     light_edits,
     pair_cosines,
     pair_count,
@@ -23,7 +25,6 @@ from synapses.calibration import (
     share_at_or_above,
     thresholds_suggest,
 )
-from synapses.config import setting
 from tests.synapses.edge_factories import at_cosine, axis, knot_make
 
 

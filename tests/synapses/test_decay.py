@@ -11,9 +11,9 @@ from django_q.models import Schedule
 
 from pipelinelog.models import LogEntry
 from synapses.models import DecayRun, Edge, KnotPresence
-from synapses.services.decay import knots_decay
-from synapses.services.presence import knot_half_reactivate
+from synapses.net.presence import knot_half_reactivate
 from synapses.tasks import knots_decay as knots_decay_task
+from synapses.upkeep.decay import knots_decay
 from tests.synapses.conftest import knot_make, memory_make
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from synapses.geometry import EdgeParameters
 from synapses.models import Edge
-from synapses.services.edges import EdgesFormed, knot_edges_form
+from synapses.net.edges import EdgesFormed, knot_edges_form
+from synapses.net.geometry import EdgeParameters
 from tests.synapses.edge_factories import at_cosine, axis, damp_reference, knot_make, knots_bulk
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """Edge candidates against the real database: the timeline list of a crowded window, and what a
-promotion batch keeps of the net between its knots (synapses.selectors.NetFacts)."""
+promotion batch keeps of the net between its knots (synapses.net.selectors.candidates.NetFacts)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.test.utils import override_settings
 from memories.models import Memory
 from synapses import constants
 from synapses.models import Knot
-from synapses.selectors import NetFacts, edge_candidates, knot_vector_plan
+from synapses.net.selectors.candidates import NetFacts, edge_candidates, knot_vector_plan
 from tests.synapses.edge_factories import at_cosine, axis, built_save, knot_build, knot_make
 
 pytestmark = pytest.mark.django_db

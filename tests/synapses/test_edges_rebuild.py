@@ -9,9 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test.utils import override_settings
 
-from synapses.geometry import EdgeParameters
 from synapses.models import Edge
-from synapses.services.edges import knot_edges_form, mind_edges_rebuild
+from synapses.net.edges import knot_edges_form, mind_edges_rebuild
+from synapses.net.geometry import EdgeParameters
 from tests.synapses.edge_factories import at_cosine, axis, knot_make
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from synapses import constants
-from synapses.geometry import (
+from synapses.net.geometry import (
     EdgeParameters,
     KnotFeatures,
     NoFiringLayerError,

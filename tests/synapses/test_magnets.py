@@ -1,4 +1,4 @@
-"""The pure magnet rules (synapses/magnets.py): whole-word, case-insensitive names; themes; time anchors."""
+"""The pure magnet rules (synapses/promotion/magnets.py): whole-word, case-insensitive names; themes; time anchors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synapses.magnets import content_ngrams, explicit_names, names_found, themes_of, time_anchor
+from synapses.promotion.magnets import content_ngrams, explicit_names, names_found, themes_of, time_anchor
 
 untimed = settings(deadline=None)
 # Plain ASCII words and separators: case-swapping them never changes a text's length.

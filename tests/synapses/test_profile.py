@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from synapses.models import Knot
-from synapses.queries import PROFILE_MAX_KNOTS
+from synapses.net.selectors.knots import PROFILE_MAX_KNOTS
 from tests.synapses.edge_factories import knot_make
 
 pytestmark = pytest.mark.django_db

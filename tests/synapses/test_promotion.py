@@ -22,9 +22,9 @@ from synapses import tasks
 from synapses.config import setting
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Entity, Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.services import promotion
-from synapses.services.decay import knots_decay
-from synapses.services.promotion import Outcome, candidates_select, memories_promote
+from synapses.promotion import service as promotion
+from synapses.promotion.service import Outcome, candidates_select, memories_promote
+from synapses.upkeep.decay import knots_decay
 from tests.synapses.promotion_rows import knot_of, memory_stored
 
 pytestmark = pytest.mark.django_db

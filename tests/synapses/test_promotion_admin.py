@@ -3,7 +3,7 @@
 import pytest
 
 from synapses.models import PromotionAttempt
-from synapses.services.promotion import memories_promote
+from synapses.promotion.service import memories_promote
 from tests.synapses.promotion_rows import memory_stored
 
 pytestmark = pytest.mark.django_db

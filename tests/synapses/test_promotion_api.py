@@ -14,9 +14,9 @@ from django.utils import timezone
 from memories.lifecycle import PROMOTE_TASK
 from synapses import tasks
 from synapses.config import setting
-from synapses.geometry import cosine_similarity
 from synapses.models import Edge, Knot, KnotPresence, LinkKind, MemoryKnot
-from synapses.services.decay import knots_decay
+from synapses.net.geometry import cosine_similarity
+from synapses.upkeep.decay import knots_decay
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ TAXES = "Quarterly returns were filed electronically by Mira on Tuesday morning.
 
 
 def _damp(raw: float) -> float:
-    """damp() written out from the formula, independently of synapses.geometry."""
+    """damp() written out from the formula, independently of synapses.net.geometry."""
     return 10 * math.sin(min(raw / 10, 1) * math.pi / 2) ** 0.5
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from synapses.models import MemoryKnot
-from synapses.services.promotion import memories_promote
+from synapses.promotion.service import memories_promote
 from tests.synapses.promotion_rows import memory_stored
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import Count
 
 from synapses.models import Entity, Knot, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.services.promotion import _advisory_key
+from synapses.promotion.service import _advisory_key
 from tests.synapses.promotion_rows import memory_stored
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import Edge, Entity, Knot, KnotPresence
-from synapses.services.entities import memory_entities_resolve
-from synapses.services.promotion import candidates_select, memory_promote
+from synapses.promotion.entities import memory_entities_resolve
+from synapses.promotion.service import candidates_select, memory_promote
 from tests.synapses.promotion_rows import memory_stored
 
 pytestmark = pytest.mark.django_db
@@ -116,8 +116,9 @@ def test_entity_resolution_is_two_statements_at_10_and_at_1000_entities(mind):
 def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_under_the_nets_settings(
     mind, settings, monkeypatch
 ):
-    from synapses.selectors import HNSW_SETTINGS_SQL, NetFacts
-    from synapses.services import promotion
+    from memories.selectors.vector_plan import HNSW_SETTINGS_SQL, under_hnsw_settings
+    from synapses.net.selectors.candidates import NetFacts
+    from synapses.promotion import service as promotion
     from tests.synapses.promotion_rows import knot_of
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # one knot is above the bound: the HNSW plan
@@ -144,8 +145,11 @@ def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_unde
     # wanted, at least 40; the iterative scan).
     monkeypatch.setattr(
         promotion,
-        "_NEAREST_SQL",
-        "SELECT current_setting('hnsw.ef_search')::int, 0.0, current_setting('hnsw.iterative_scan') = 'relaxed_order'",
+        "_NEAREST_UNDER_SETTINGS_SQL",
+        under_hnsw_settings(
+            "SELECT current_setting('hnsw.ef_search')::int, 0.0,"
+            " current_setting('hnsw.iterative_scan') = 'relaxed_order'"
+        ),
     )
     with connection.cursor() as cursor:
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'off', true), set_config('hnsw.ef_search', '1', true)")

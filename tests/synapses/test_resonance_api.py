@@ -74,7 +74,7 @@ def test_resonance_answers_the_ranked_items_with_their_paths(anna):
 
 def test_the_answer_is_the_resonance_serializers_output_field_for_field(anna):
     from synapses.api.resonance_serializers import ResonanceSerializer
-    from synapses.services.resonance import resonance_of
+    from synapses.resonance.service import resonance_of
 
     mind, _ = anna
     response = mind.agent.get("/synapses/resonance", {"q": Q, "mood": "joy", "limit": 10})

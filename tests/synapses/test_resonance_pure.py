@@ -1,4 +1,4 @@
-"""The pure arithmetic of the read path (synapses/resonance.py): numbers worked out by hand from
+"""The pure arithmetic of the read path (synapses/resonance/arithmetic.py): numbers worked out by hand from
 docs/synapse-model.md §5 and §8, and properties that must hold for any input."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from synapses import constants
-from synapses.resonance import (
+from synapses.resonance.arithmetic import (
     GRAVITY_DISCARDED,
     GRAVITY_NO_GOALS,
     GRAVITY_RAW_INTENT,

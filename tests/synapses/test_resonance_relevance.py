@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from synapses.resonance import Reached, ranked_by_relevance, spread_activation
-from synapses.services.resonance import resonance_of
+from synapses.resonance.arithmetic import Reached, ranked_by_relevance, spread_activation
+from synapses.resonance.service import resonance_of
 from tests.synapses.resonance_nets import edge, knot_of, memory_of, vector_at_cosine
 
 Q = "zebra"

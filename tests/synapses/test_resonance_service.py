@@ -14,9 +14,9 @@ from memories.embedders import get_embedder
 from memories.models import EMBEDDING_DIMENSIONS, Memory
 from memoryproject.domain import ValidationFailed
 from pipelinelog.models import LogEntry
-from synapses.geometry import damp
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
-from synapses.services.resonance import resonance_of
+from synapses.net.geometry import damp
+from synapses.resonance.service import resonance_of
 from tests.synapses.resonance_nets import edge, knot_of, memory_of, query_vector, vector_at_cosine
 
 Q = "zebra"
@@ -364,7 +364,7 @@ def test_the_statements_of_a_resonance_do_not_grow_with_the_net_or_the_results(o
 
 def test_a_large_minds_plan_and_common_lexemes_are_read_once_then_one_statement_brings_the_anchors(owner, settings):
     from minds.services import mind_create
-    from synapses.services.resonance import net_facts_forget
+    from synapses.resonance.service import net_facts_forget
 
     settings.PIPELINE_LOG_ENABLED = False
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # every mind is large: the HNSW plan
@@ -382,7 +382,7 @@ def test_a_large_minds_plan_and_common_lexemes_are_read_once_then_one_statement_
 
 
 def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, monkeypatch):
-    from synapses.services import resonance
+    from synapses.resonance import service as resonance
 
     settings.PIPELINE_LOG_ENABLED = False
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
@@ -401,7 +401,7 @@ def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, mo
 def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, settings, monkeypatch):
     # Bound 0: the HNSW plan. The anchors statement replaced by one that reads the settings it
     # runs under: the net's own (ef_search = the 20 rows wanted, at least 40; iterative scan).
-    from synapses.services import resonance
+    from synapses.resonance import service as resonance
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
     knot_of(memory_of(mind.mind, "the zebra grazes"), embedding=_far(1), present=1.0)  # 1 knot > bound 0
@@ -432,7 +432,7 @@ def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, s
     ],
 )
 def test_the_anchor_lists_are_sized_by_the_limit_and_the_ranking(limit, relevance, sizes):
-    from synapses.services.resonance import anchor_list_sizes
+    from synapses.resonance.service import anchor_list_sizes
 
     assert anchor_list_sizes(limit=limit, relevance=relevance) == sizes
     assert anchor_list_sizes(limit=limit, relevance=relevance).fetched == max(sizes)  # each list brings as many
@@ -442,7 +442,7 @@ def test_the_anchor_lists_are_sized_by_the_limit_and_the_ranking(limit, relevanc
 def test_a_resonance_of_ten_fetches_each_anchor_list_as_long_as_its_sizes_say(zoo, monkeypatch, ranking, fetched):
     # The benchmark measures the vector list's recall at these lengths (bench/latency.py): a
     # resonance that fetched other lengths would make that figure another search's.
-    from synapses.services import resonance
+    from synapses.resonance import service as resonance
 
     asked: list[int] = []
     real = resonance.anchor_rows
@@ -478,7 +478,7 @@ def orchard(mind, settings, monkeypatch):
         D, E                         cos 0.8, 0.7, no query word
     The vector list (3 candidates) is C, D, E.
     """
-    from synapses.services import resonance
+    from synapses.resonance import service as resonance
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
     monkeypatch.setattr(resonance, "TEXT_TERM_MATCHES", 2)
@@ -495,7 +495,7 @@ def orchard(mind, settings, monkeypatch):
 
 
 def test_a_large_mind_reads_every_match_of_a_rare_term_and_a_common_term_only_in_the_vector_list(orchard):
-    from synapses.services.resonance import anchor_rows
+    from synapses.resonance.service import anchor_rows
 
     m, q, k = orchard
     with connection.cursor() as cursor:
@@ -508,7 +508,7 @@ def test_a_large_mind_reads_every_match_of_a_rare_term_and_a_common_term_only_in
 
 
 def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
-    from synapses.services.resonance import anchor_rows
+    from synapses.resonance.service import anchor_rows
 
     m, q, k = orchard
     with connection.cursor() as cursor:
@@ -523,7 +523,7 @@ def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
 
 
 def test_the_common_lexemes_reach_postgresql_whole_whatever_characters_they_hold(db):
-    from synapses.services.resonance import _text_array
+    from synapses.resonance.service import _text_array
 
     lexemes = ["apple", 'say"hi', "back\\slash", "it's", "a,b", "{brace}", " spaced ", "NULL", ""]
     with connection.cursor() as cursor:
@@ -532,7 +532,7 @@ def test_the_common_lexemes_reach_postgresql_whole_whatever_characters_they_hold
 
 
 def test_a_large_mind_leaves_out_the_matches_of_an_excluded_word_and_still_reads_no_common_term(orchard):
-    from synapses.services.resonance import anchor_rows
+    from synapses.resonance.service import anchor_rows
 
     m, q, k = orchard
     with connection.cursor() as cursor:

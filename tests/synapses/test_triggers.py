@@ -8,10 +8,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from synapses.geometry import EdgeParameters
 from synapses.models import Edge, Knot
-from synapses.services.edges import knot_edges_form
-from synapses.services.triggers import entity_edges_recompute, knot_edges_recompute, knot_time_anchor_correct
+from synapses.net.edges import knot_edges_form
+from synapses.net.geometry import EdgeParameters
+from synapses.upkeep.triggers import entity_edges_recompute, knot_edges_recompute, knot_time_anchor_correct
 from tests.synapses.edge_factories import at_cosine, axis, damp_reference, knot_make
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ from memories.embedders import get_embedder
 from memories.models import EMBEDDING_DIMENSIONS
 from pipelinelog.models import LogEntry
 from synapses.models import Edge, Knot, KnotPresence
-from synapses.services import reinforcement
-from synapses.services.reinforcement import knots_used_reinforce
+from synapses.upkeep import reinforcement
+from synapses.upkeep.reinforcement import knots_used_reinforce
 from tests.synapses.edge_factories import at_cosine, axis, damp_reference, knot_make
 
 pytestmark = pytest.mark.django_db

@@ -252,7 +252,7 @@ def test_the_dashboard_costs_the_same_queries_for_one_mind_and_for_five(owner, d
 
 
 def test_the_dashboard_shows_the_numbers_the_api_answers_for_each_mind(owner, mind, other_mind):
-    from synapses.services.promotion import memories_promote
+    from synapses.promotion.service import memories_promote
 
     agent_stores(mind, content="Anna is my sister", key="anna")
     agent_stores(mind, content="Bob is my brother", key="bob")

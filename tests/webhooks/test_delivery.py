@@ -17,7 +17,7 @@ from django_q.signing import SignedPackage
 from memories.embedders import get_embedder
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Knot
-from synapses.services.promotion import memories_promote
+from synapses.promotion.service import memories_promote
 from tests.synapses.edge_factories import damp_reference, knot_make
 from webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 from webhooks.services.delivery import DELIVER_TASK

@@ -5,9 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memories.embedders import get_embedder
 from minds.models import Mind
-from synapses.calibration import MAX_CALIBRATION_KNOTS, calibration_table, light_edits, pair_cosines, sample_indices
 from synapses.config import threshold_current
-from synapses.selectors import knot_vectors_sample
+from synapses.net.calibration import MAX_CALIBRATION_KNOTS, calibration_table, light_edits, pair_cosines, sample_indices
+from synapses.net.selectors.candidates import knot_vectors_sample
 
 # The thresholds the report shows (a build without one of them shows "-" as its current value).
 SHOWN = ("EMBEDDING_THRESHOLD", "MATCH_THRESHOLD", "USAGE_THRESHOLD", "ANCHOR_FLOOR", "GRAVITY_THRESHOLD")

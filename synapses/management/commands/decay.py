@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from synapses.config import setting
-from synapses.services.decay import knots_decay
+from synapses.upkeep.decay import knots_decay
 
 
 class Command(BaseCommand):

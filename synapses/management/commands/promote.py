@@ -4,7 +4,7 @@ from tqdm import tqdm
 
 from minds.models import Mind
 from synapses.config import setting
-from synapses.services.promotion import PromotionSummary, memories_promote, pending_count
+from synapses.promotion.service import PromotionSummary, memories_promote, pending_count
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from tqdm import tqdm
 
 from minds.models import Mind
 from synapses.models import KnotPresence
-from synapses.services.edges import mind_edges_rebuild
+from synapses.net.edges import mind_edges_rebuild
 
 
 class Command(BaseCommand):

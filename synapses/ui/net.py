@@ -29,8 +29,10 @@ from memoryproject.contributions import PageSection
 from memoryproject.domain import Conflict, NotFound, PermissionDenied, ValidationFailed
 from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, mind_get_for
-from synapses import queries
-from synapses.forms import (
+from synapses.net.selectors import knots as queries
+from synapses.net.selectors.pages import memory_net, net_picture
+from synapses.resonance.arithmetic import mood_problem, sector_factor, shell_factor, step_phrase
+from synapses.ui.forms import (
     ENTITIES_PAGE_SIZE,
     EntityForm,
     EntityMergeForm,
@@ -38,9 +40,7 @@ from synapses.forms import (
     NetFilterForm,
     RecallForm,
 )
-from synapses.resonance import mood_problem, sector_factor, shell_factor, step_phrase
-from synapses.services.entity_changes import EntityChanged, entity_create, entity_merge, entity_update
-from synapses.ui_queries import memory_net, net_picture
+from synapses.upkeep.entities import EntityChanged, entity_create, entity_merge, entity_update
 
 # Refusals of an entity change, shown on the form that was sent.
 ENTITY_CHANGE_ERRORS = (Conflict, ValidationFailed)

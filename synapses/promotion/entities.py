@@ -1,5 +1,5 @@
 """A memory's entities: its explicit names as the mind's Entity rows, plus every known name or
-alias of the mind that its content mentions (synapses.magnets has the matching rule).
+alias of the mind that its content mentions (synapses.promotion.magnets has the matching rule).
 
 Two statements whatever the mind holds: one INSERT of the explicit names the mind does not know
 yet (by name or alias), one SELECT of every entity whose lower-cased name or alias is among the
@@ -16,7 +16,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from synapses.magnets import content_ngrams, explicit_names, name_key, names_in_grams
+from synapses.promotion.magnets import content_ngrams, explicit_names, name_key, names_in_grams
 
 # The explicit names the mind knows neither as a name nor as an alias, in key order (so that two
 # transactions creating the same names insert them in the same order and never deadlock). A

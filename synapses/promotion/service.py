@@ -35,28 +35,34 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from django.conf import settings
 from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from memories.embedders import get_embedder
 from memories.models import Memory, current_filter
-from memories.selectors.search import HNSW_SETTINGS_COLUMNS, VectorPlan
+from memories.selectors.vector_plan import (
+    HNSW_SETTINGS_COLUMNS,
+    VectorPlan,
+    distance_orders,
+    exact_scan_probe,
+    plan_for,
+    under_hnsw_settings,
+)
 from memories.services.memory import embed_all
 from memoryproject.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
 from synapses.config import setting
 from synapses.constants import MATCH_CANDIDATES, PARKED_IDS_SHOWN, PROMOTION_CLAIM_SIZE
 from synapses.events import KnotEvent, knots_changed
-from synapses.geometry import damp
-from synapses.magnets import themes_of, time_anchor
 from synapses.models import Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.selectors import NetFacts, net_hnsw_settings, rows_under_net_hnsw_settings, vector_literal
-from synapses.services.edges import knot_edges_form
-from synapses.services.entities import explicit_names_create, memory_entities_resolve
-from synapses.services.presence import knot_half_reactivate
-from synapses.stats import last_decay_at
+from synapses.net.edges import knot_edges_form
+from synapses.net.geometry import damp
+from synapses.net.presence import knot_half_reactivate
+from synapses.net.selectors.candidates import NetFacts, net_hnsw_settings, rows_under_net_hnsw_settings, vector_literal
+from synapses.net.selectors.counts import last_decay_at
+from synapses.promotion.entities import explicit_names_create, memory_entities_resolve
+from synapses.promotion.magnets import themes_of, time_anchor
 
 logger = logging.getLogger(__name__)
 
@@ -197,9 +203,9 @@ SELECT count(*),
        {HNSW_SETTINGS_COLUMNS}
   FROM (SELECT 1 FROM synapses_knot WHERE mind_id = %(mind)s LIMIT %(probe)s) AS mind_knots
 """  # noqa: S608 — only constants are formatted in
-# The nearest knots of the mind that belong to other memories, with their presence. "+ 0" makes the
-# order an expression the HNSW index cannot deliver: the exact plan computes every distance.
-_NEAREST_SQL = """
+# The nearest knots of the mind that belong to other memories, with their presence, in the order
+# of each plan (vector_plan.distance_orders: the exact plan computes every distance).
+_NEAREST_TEMPLATE = """
 SELECT nearest.id, nearest.distance, presence.is_active
   FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
           FROM synapses_knot
@@ -208,10 +214,9 @@ SELECT nearest.id, nearest.distance, presence.is_active
          LIMIT %(candidates)s) AS nearest
   JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
 """
-_NEAREST_ORDER = {
-    VectorPlan.EXACT: "(embedding <=> %(vector)s::vector) + 0",
-    VectorPlan.HNSW: "embedding <=> %(vector)s::vector",
-}
+_NEAREST_SQL = {plan: _NEAREST_TEMPLATE.format(order=order) for plan, order in distance_orders("embedding").items()}
+# The HNSW search of a mind known above the bound, its settings in the same message.
+_NEAREST_UNDER_SETTINGS_SQL = under_hnsw_settings(_NEAREST_SQL[VectorPlan.HNSW])
 
 
 @dataclass(frozen=True)
@@ -228,19 +233,19 @@ def nearest_other_knot(*, mind_id: str, memory_id: str, vector, facts: NetFacts 
     else the HNSW index with an iterative scan; the closest of MATCH_CANDIDATES rows is picked
     here, because the HNSW scan returns them in relaxed order. A mind `facts` knows above the
     bound is not counted again: one round trip, the HNSW settings and the rows in one message."""
-    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
     params = {"vector": vector_literal(vector), "mind": mind_id, "memory": memory_id, "candidates": MATCH_CANDIDATES}
     with connection.cursor() as cursor:
         if facts is not None and mind_id in facts.knots_above_bound:  # nothing to count
             plan = VectorPlan.HNSW
-            nearest = _NEAREST_SQL.format(order=_NEAREST_ORDER[plan])
-            rows = rows_under_net_hnsw_settings(cursor, nearest, params, candidates=MATCH_CANDIDATES)
+            message = _NEAREST_UNDER_SETTINGS_SQL
+            rows = rows_under_net_hnsw_settings(cursor, message, params, candidates=MATCH_CANDIDATES)
         else:
-            cursor.execute(_PLAN_SQL, {"mind": mind_id, "probe": bound + 1, **net_hnsw_settings(MATCH_CANDIDATES)})
-            plan = VectorPlan.HNSW if cursor.fetchone()[0] > bound else VectorPlan.EXACT
+            probe = {"mind": mind_id, "probe": exact_scan_probe(), **net_hnsw_settings(MATCH_CANDIDATES)}
+            cursor.execute(_PLAN_SQL, probe)
+            plan = plan_for(cursor.fetchone()[0])
             if plan == VectorPlan.HNSW and facts is not None:
                 facts.knots_above_bound.add(mind_id)
-            cursor.execute(_NEAREST_SQL.format(order=_NEAREST_ORDER[plan]), params)
+            cursor.execute(_NEAREST_SQL[plan], params)
             rows = cursor.fetchall()
     if not rows:
         return None
@@ -288,7 +293,7 @@ def _locks_take(memories: list[Memory]) -> None:
 
 def _entities_create(memories: list[Memory], now: datetime) -> dict[str, set[str]]:
     """The batch's explicit names, created once per mind in (mind, key) order before any memory's
-    own work (synapses.services.entities.explicit_names_create): per mind, the keys created."""
+    own work (synapses.promotion.entities.explicit_names_create): per mind, the keys created."""
     names: dict[str, list[str]] = {}
     for memory in memories:
         names.setdefault(memory.mind_id, []).extend(memory.entities or ())
@@ -600,7 +605,7 @@ def _batch_promote(
     """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
     statement, the batch's new entity names, each memory in its savepoint, one `knot.created` per
     mind, one UPDATE of their promoted_at, one commit. What the batch learns of the net on the way
-    (synapses.selectors.NetFacts; `facts`, the run's, when given) spares its later memories, and
+    (synapses.net.selectors.candidates.NetFacts; `facts`, the run's, when given) spares its later memories, and
     the run's later batches, the same counts. The ids claimed (in
     promotion order) and their outcomes; it stops after a deferred memory (the embedder is down),
     leaving the rest of the batch pending.

@@ -23,10 +23,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from django.conf import settings
 from django.db import connection, models
 
-from memories.selectors.search import HNSW_MAX_EF_SEARCH, HNSW_SETTINGS_COLUMNS, VectorPlan, hnsw_settings
+from memories.selectors.vector_plan import (
+    HNSW_SETTINGS_COLUMNS,
+    VectorPlan,
+    distance_orders,
+    exact_scan_probe,
+    hnsw_settings,
+    plan_for,
+    rows_under_hnsw_settings,
+)
+from synapses import constants
 from synapses.models import Edge, Knot, KnotPresence
 
 # Calendar days a window must reach beyond `tolerance` units of each precision so that every
@@ -65,13 +73,10 @@ def timeline_window(event_time: datetime, precision: str, tolerances: Mapping[st
 # The origin of the candidates' event times as the candidates statement sends them (microseconds since it).
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-# Smallest hnsw.ef_search of the net's own vector searches (rows): pgvector's default.
-NET_MIN_EF_SEARCH = 40
-
 
 def net_hnsw_settings(candidates: int) -> dict[str, str]:
     """hnsw.* settings of a search of the net that wants `candidates` rows: the candidate list
-    only as long as the rows wanted (at least NET_MIN_EF_SEARCH), the scan-tuple bound as memories'.
+    only as long as the rows wanted (at least constants.NET_MIN_EF_SEARCH), the scan-tuple bound as memories'.
 
     Not settings.SYNAPSE_HNSW_EF_SEARCH (1,000, memories' recall setting): with it PostgreSQL
     costs the HNSW scan above a sequential scan of the whole mind and computes every distance
@@ -79,27 +84,15 @@ def net_hnsw_settings(candidates: int) -> dict[str, str]:
     14 ms at 40). The match test wants the nearest few, edge formation its 200 nearest; the other
     candidate lists and the iterative scan cover what a shorter list misses.
     """
-    ef_search = min(max(NET_MIN_EF_SEARCH, candidates), HNSW_MAX_EF_SEARCH)
-    return {**hnsw_settings(candidates), "ef_search": str(ef_search)}
+    return hnsw_settings(candidates, ef_search_floor=constants.NET_MIN_EF_SEARCH)
 
 
-# The net's HNSW settings as a statement of their own (set_config(…, true) is SET LOCAL: they end
-# with the transaction), sent in one message with the search it is for ("settings;\nsearch", one
-# execute, then cursor.nextset()). PostgreSQL runs the statements of one message (the simple
-# query protocol) as one transaction, or inside the open one: the settings hold for the search,
-# and no round trip is spent on them (resonance's anchors need no BEGIN, settings statement and
-# COMMIT of their own; promotion's match test no settings statement per memory). That takes
-# Django's client-side binding (its default with psycopg 3): with server-side binding one execute
-# could not hold two statements.
-HNSW_SETTINGS_SQL = f"SELECT {HNSW_SETTINGS_COLUMNS}"
-
-
-def rows_under_net_hnsw_settings(cursor, sql: str, params: dict[str, object], *, candidates: int) -> list[tuple]:
-    """The rows of `sql`, run in one message after the net's HNSW settings for `candidates` rows
-    (HNSW_SETTINGS_SQL, net_hnsw_settings): one round trip for both."""
-    cursor.execute(HNSW_SETTINGS_SQL + ";\n" + sql, params | net_hnsw_settings(candidates))
-    cursor.nextset()
-    return cursor.fetchall()
+def rows_under_net_hnsw_settings(cursor, message: str, params: dict[str, object], *, candidates: int) -> list[tuple]:
+    """The rows of `message` (a search built with vector_plan.under_hnsw_settings at import), run
+    under the net's HNSW settings for `candidates` rows (net_hnsw_settings): one round trip. The
+    net's own settings, not memories' recall setting: resonance's anchors need no BEGIN, settings
+    statement and COMMIT of their own, promotion's match test no settings statement per memory."""
+    return rows_under_hnsw_settings(cursor, message, params, net_hnsw_settings(candidates))
 
 
 def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
@@ -168,7 +161,6 @@ def knot_vector_plan(
     an entity whose carriers reached the probe; what this call counts is added to them. Call
     inside the transaction that runs the search: the settings are local to it.
     """
-    bound = settings.SYNAPSE_EXACT_SCAN_MAX_ROWS
     known_above = facts is not None and mind_id in facts.active_above_bound
     known: dict[int, int] = {}  # entity → carriers the batch already counted up to the probe
     if facts is not None:
@@ -178,7 +170,7 @@ def knot_vector_plan(
     counted = [entity for entity in entities if entity not in known]
     params = {
         "mind_id": mind_id,
-        "probe": 0 if known_above else bound + 1,
+        "probe": 0 if known_above else exact_scan_probe(),
         "entities": counted,
         "carriers_probe": carriers_probe,
         **net_hnsw_settings(candidates),
@@ -187,7 +179,7 @@ def knot_vector_plan(
         cursor.execute(_PLAN_SQL.format(presence=KnotPresence._meta.db_table, knot=Knot._meta.db_table), params)
         active, carriers = cursor.fetchone()[:2]
     carriers_of = {**known, **dict(zip(counted, carriers or (), strict=False))}
-    above = known_above or active > bound
+    above = known_above or plan_for(active) is VectorPlan.HNSW
     if facts is not None:
         if above:
             facts.active_above_bound.add(mind_id)
@@ -196,12 +188,8 @@ def knot_vector_plan(
     return KnotPlan(vector_plan=VectorPlan.HNSW if above else VectorPlan.EXACT, carriers=carriers_of)
 
 
-# Adding zero makes an expression the HNSW index cannot deliver: the exact plan computes every
-# distance of the mind's active knots and sorts them. The HNSW plan lets the index deliver them.
-_NEAREST_ORDER = {
-    VectorPlan.EXACT: "(k.embedding <=> %(vector)s::vector) + 0",
-    VectorPlan.HNSW: "k.embedding <=> %(vector)s::vector",
-}
+# The nearest-vector list's order under each plan (vector_plan.distance_orders).
+_NEAREST_ORDER = distance_orders("k.embedding")
 
 # The mind's active knots other than the one whose edges are formed (and, when rebuilding, only
 # those formed before it), in two forms. The nearest-vector list joins the presence table: its
@@ -294,7 +282,7 @@ def edge_candidates(
 
     The entity list looks only for the knot's entities that at most `common_carriers` knots carry:
     the carriers of a more common one (a conversation's speaker) are too many for any one list,
-    and its pairs are weak (synapses.geometry.entity_rarity); they still count when another list
+    and its pairs are weak (synapses.net.geometry.entity_rarity); they still count when another list
     finds the knot. `formed_before`: only knots that came before it in the mind's chronology
     (source_created_at, then id) — a rebuild replays the net so, and each pair is seen once, from
     its later knot. `facts`: a promotion batch's (knot_vector_plan). Two statements; call inside
@@ -391,7 +379,7 @@ def knot_vectors_sample(
     The model is `embedding_model`, else the one most of the mind's knots have (vectors of two
     models are not comparable). Two statements: the ids (from an index), the sampled vectors.
     """
-    from synapses.calibration import sample_indices  # pure; imported here to keep the module's top light
+    from synapses.net.calibration import sample_indices  # pure; imported here to keep the module's top light
 
     knots = Knot.objects.filter(mind_id=mind_id)
     if embedding_model is None:

@@ -13,7 +13,7 @@ from django import forms
 from memories.api.overview_serializers import GRAPH_MAX_NODES, RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
-from synapses.services.entity_changes import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
+from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
 # The largest id a row of the net can have (PostgreSQL's bigint); a larger number is no entity.
 ROW_ID_MAX = 2**63 - 1

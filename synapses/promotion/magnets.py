@@ -12,7 +12,7 @@ A name occurs "as a whole word" when it appears in the text, case-insensitively,
 character right before or after it: "Anna" is in "Anna's car" and "met anna." but not in
 "Annabel". Names are found through the content's n-grams, so one indexed query against the
 mind's lower-cased names and aliases finds them all, however many entities the mind has
-(synapses.services.entities). The n-grams are substrings of the text itself (separators as
+(synapses.promotion.entities). The n-grams are substrings of the text itself (separators as
 written), so a name is found exactly when it is written that way: "New York" is not found in
 "New-York". A name that begins or ends with a non-word character ("C++") is never found in
 content; given explicitly, it is an entity all the same.

@@ -30,14 +30,16 @@ from django.db import connection
 from memories.embedders import get_embedder
 from memories.fusion import Ranked, rrf_fuse
 from memories.models import Memory
-from memories.selectors.search import VectorPlan, tsquery_alternatives_sql, tsquery_sql
+from memories.selectors.search import tsquery_alternatives_sql, tsquery_sql
+from memories.selectors.vector_plan import VectorPlan, distance_orders, under_hnsw_settings
 from memoryproject.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
 from synapses import constants
 from synapses.config import setting
 from synapses.models import Entity, Goal, Knot, KnotPresence, MemoryKnot
-from synapses.resonance import (
+from synapses.net.selectors.candidates import knot_vector_plan, rows_under_net_hnsw_settings, vector_literal
+from synapses.resonance.arithmetic import (
     GravityShift,
     Mode,
     RankedKnot,
@@ -53,7 +55,6 @@ from synapses.resonance import (
     spread_activation,
     unknown_mode_message,
 )
-from synapses.selectors import knot_vector_plan, rows_under_net_hnsw_settings, vector_literal
 
 # The key of a mind's settings that holds its mode overrides ({name: {hop_depth, gravity_factor}}).
 MIND_MODES_SETTING = "modes"
@@ -67,13 +68,9 @@ _LINK = MemoryKnot._meta.db_table
 _ENTITY = Entity._meta.db_table
 _MEMORY = Memory._meta.db_table
 
-# Exact plan: the distance plus zero, which the HNSW index cannot deliver, so every distance of
-# the mind's knots is computed and sorted. HNSW plan: the index delivers them (relaxed order;
-# re-sorted in Python).
-_ORDER = {
-    VectorPlan.EXACT: "(k.embedding <=> %(vector)s::vector) + 0",
-    VectorPlan.HNSW: "k.embedding <=> %(vector)s::vector",
-}
+# The vector list's order under each plan (vector_plan.distance_orders; the HNSW plan's relaxed
+# order is re-sorted in Python).
+_ORDER = distance_orders("k.embedding")
 
 # Both anchor lists of the mind's active knots, with what ranking needs of each candidate.
 _ANCHORS_SQL = """
@@ -388,7 +385,7 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
     else:
         # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
         with connection.cursor() as cursor:
-            rows = rows_under_net_hnsw_settings(cursor, sql, params, candidates=candidates)
+            rows = rows_under_net_hnsw_settings(cursor, under_hnsw_settings(sql), params, candidates=candidates)
     current_span().db_read({"table": _KNOT, "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)})
     return rows
 

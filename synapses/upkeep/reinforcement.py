@@ -29,9 +29,9 @@ from pipelinelog.spans import span
 from synapses import constants
 from synapses.config import setting
 from synapses.events import KnotEvent, knots_changed
-from synapses.geometry import damp
 from synapses.models import Knot, KnotPresence
-from synapses.services.triggers import knot_edges_recompute
+from synapses.net.geometry import damp
+from synapses.upkeep.triggers import knot_edges_recompute
 
 # Why a report ended where it did (`outcome`).
 OUTCOME_EMPTY_ANSWER = "empty_answer"  # nothing to compare: no embedding computed

@@ -1,6 +1,6 @@
 """Reading the net for the human UI's pages (docs/ui.md): the picture of the net, one memory's
 knots with their edges, and the memories the net relates to it. Reads only; every query filters
-by mind. What the API also answers comes from `synapses.queries`; only what no endpoint needs is here.
+by mind. What the API also answers comes from `synapses.net.selectors.knots`; only what no endpoint needs is here.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from django.db.models.functions import Left
 from django.utils import timezone
 
 from memories.models import Memory, current_filter
-from synapses import queries
 from synapses.models import Edge, Knot, MemoryKnot
+from synapses.net.selectors import knots as queries
 
 # Most edges each knot of the memory page lists, the strongest first (edges); the counts say how many there are.
 MEMORY_PAGE_EDGES_SHOWN = 20

@@ -7,8 +7,8 @@ from datetime import datetime
 from django.utils import timezone
 
 from synapses.config import setting
-from synapses.geometry import half_reactivation_presence
 from synapses.models import KnotPresence
+from synapses.net.geometry import half_reactivation_presence
 
 
 def knot_half_reactivate(

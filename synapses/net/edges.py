@@ -1,7 +1,7 @@
 """Forming a knot's edges (docs/synapse-model.md §3): Trigger 1, the edges of a fresh knot.
 
-Candidates come from indexes (synapses.selectors.edge_candidates), every layer of every pair is
-evaluated at once (a depth matrix, then synapses.geometry.edge_strengths over all candidates as
+Candidates come from indexes (synapses.net.selectors.candidates.edge_candidates), every layer of every pair is
+evaluated at once (a depth matrix, then synapses.net.geometry.edge_strengths over all candidates as
 arrays), an entity too common in the mind counts for no pair (ENTITY_COMMON_RARITY), and of the
 pairs where a layer fires at most MAX_EDGE_PAIRS_PER_KNOT are written, strongest first, both
 directions in one bulk insert.
@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from synapses import constants
 from synapses.config import edge_parameters, setting
-from synapses.geometry import (
+from synapses.models import Edge, Knot
+from synapses.net.geometry import (
     LAYER_COLUMNS,
     EdgeParameters,
     KnotFeatures,
@@ -31,8 +32,7 @@ from synapses.geometry import (
     themes_depth,
     timeline_depth,
 )
-from synapses.models import Edge, Knot
-from synapses.selectors import Candidate, NetFacts, edge_candidates
+from synapses.net.selectors.candidates import Candidate, NetFacts, edge_candidates
 
 # What edge formation reads of a knot (no content, no full-text vector).
 _FORMATION_FIELDS = (
@@ -284,7 +284,7 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None, facts: 
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
     the candidates, one bulk insert (none when no layer fires); inside the caller's transaction
     (no savepoint: an error aborts the caller's transaction or savepoint), or a transaction of
-    its own. `facts`: what the caller's batch learned of the net (synapses.selectors.NetFacts).
+    its own. `facts`: what the caller's batch learned of the net (synapses.net.selectors.candidates.NetFacts).
     """
     # No savepoint of its own inside a transaction (a promotion's): a failure there rolls the
     # caller's unit of work back anyway, and the pair of statements is saved per knot.

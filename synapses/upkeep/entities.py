@@ -29,8 +29,8 @@ from django.db.models import Q
 
 from memoryproject.domain import Conflict, ValidationFailed
 from synapses.models import Entity, Knot
-from synapses.services.edges import EdgesFormed
-from synapses.services.triggers import entity_edges_recompute
+from synapses.net.edges import EdgesFormed
+from synapses.upkeep.triggers import entity_edges_recompute
 
 # Longest name or alias (characters), as Entity.name holds.
 ENTITY_NAME_MAX_CHARS = 100

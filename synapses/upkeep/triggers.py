@@ -27,7 +27,9 @@ from django.db.models import Q, QuerySet
 
 from synapses import constants
 from synapses.config import edge_parameters, setting
-from synapses.geometry import (
+from synapses.models import Edge, Knot
+from synapses.net.edges import EdgesFormed, common_entities, entity_carriers_probe, entity_params
+from synapses.net.geometry import (
     EdgeParameters,
     LayerHit,
     damp,
@@ -37,9 +39,7 @@ from synapses.geometry import (
     themes_depth,
     timeline_layer,
 )
-from synapses.models import Edge, Knot
-from synapses.selectors import entity_carriers
-from synapses.services.edges import EdgesFormed, common_entities, entity_carriers_probe, entity_params
+from synapses.net.selectors.candidates import entity_carriers
 
 # The fields a recomputation reads of an edge and of its two knots (no vectors, no content).
 _KNOT_FIELDS = ("weight_anchor", "entities", "themes", "event_time", "event_precision")

@@ -275,7 +275,7 @@ def edge_strength(
 def decayed_presence(presence_base: float, days: float, rate: float = constants.DECAY_RATE) -> float:
     """`presence_base · e^(−rate · days)`: the presence `days` after the last reinforcement.
 
-    The decay job computes the same in SQL (synapses/services/decay.py); this is its reference.
+    The decay job computes the same in SQL (synapses/upkeep/decay.py); this is its reference.
     """
     return presence_base * math.exp(-rate * days)
 

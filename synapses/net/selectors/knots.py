@@ -1,6 +1,6 @@
 """Reading the net for the API: knots and their edges, goals, entities, the mind profile, a
 memory's related memories and the graph for drawing. Reads only; every query filters by mind.
-(The candidates of edge formation are read by synapses.selectors.)
+(The candidates of edge formation are read by synapses.net.selectors.candidates.)
 """
 
 from __future__ import annotations

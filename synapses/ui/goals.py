@@ -1,7 +1,7 @@
 """The human UI of a mind's goals and profile (docs/ui.md).
 
 Goals: the list for anyone with read access; create, change and delete for write access, as
-`/synapses/goals` allows them, through the same services (`synapses.services.goals`). Profile:
+`/synapses/goals` allows them, through the same services (`synapses.resonance.goals`). Profile:
 what `GET /minds/{id}/profile` answers, from the same query, as a page.
 """
 
@@ -16,9 +16,9 @@ from memoryproject.domain import Unavailable
 from memoryproject.ui_pages import form_add_domain_error, ui_view
 from minds.access import Access, mind_get_for
 from minds.models import Mind
-from synapses import queries
-from synapses.goal_forms import GoalForm
-from synapses.services.goals import goal_create, goal_delete, goal_update
+from synapses.net.selectors import knots as queries
+from synapses.resonance.goals import goal_create, goal_delete, goal_update
+from synapses.ui.goal_forms import GoalForm
 
 GOALS_PAGE = "ui-mind-goals"
 

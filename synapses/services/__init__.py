@@ -1,1 +1,0 @@
-"""What changes the long-term net. Services know nothing of HTTP; they take keyword arguments."""
