@@ -600,7 +600,7 @@ def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: in
     from synapses import constants
     from synapses.config import setting
     from synapses.models import Knot
-    from synapses.resonance.service import anchor_list_sizes, anchor_rows
+    from synapses.resonance.anchors import anchor_list_sizes, anchor_rows
 
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)

@@ -24,8 +24,7 @@ from mcpserver.schemas import serializer_schema
 from memories.api.overview_serializers import RecallQuerySerializer
 from memories.api.search_serializers import SearchQuerySerializer, SearchResponseSerializer
 from memories.api.serializers import MemoryDeletedSerializer, MemoryInputSerializer, MemorySerializer
-from memories.api.views import MEMORY_LIST_LIMIT
-from memories.selectors.memory import MEMORY_NOT_FOUND, memories_unverified, memory_get_for
+from memories.selectors.memory import MEMORY_LIST_LIMIT, MEMORY_NOT_FOUND, memories_unverified, memory_get_for
 from memories.selectors.recall import recall_build
 from memories.selectors.search import memories_search
 from memories.services.memory import memory_delete, memory_store
@@ -39,9 +38,9 @@ from memoryproject.pagination import LimitOffsetPaging
 from minds.access import Access, caller_of
 from minds.principals import AgentPrincipal
 from pipelinelog.spans import current_turn_id_or_blank
-from synapses.api.resonance_serializers import ResonanceQuerySerializer
-from synapses.api.resonance_views import resonance_answer
+from synapses.api.resonance_serializers import ResonanceQuerySerializer, resonance_body
 from synapses.api.serializers import UsageReportSerializer, UsedInputSerializer
+from synapses.resonance.service import mind_modes, resonance_of
 from synapses.upkeep.reinforcement import knots_used_reinforce
 
 
@@ -132,7 +131,11 @@ def search(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
 
 
 def resonance(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
-    return _json(resonance_answer(agent.mind, ToolQuery(arguments, ResonanceQuerySerializer)))
+    modes, _ = mind_modes(agent.mind)
+    query = query_params(
+        ResonanceQuerySerializer, ToolQuery(arguments, ResonanceQuerySerializer), context={"modes": modes}
+    )
+    return _json(resonance_body(resonance_of(mind=agent.mind, **query)))
 
 
 # --- used ------------------------------------------------------------------------------------

@@ -50,7 +50,8 @@ class PageSection:
 
 @dataclass(frozen=True)
 class AnswerContributor:
-    """What one app adds. Every part is optional; each takes the mind's id, never a model."""
+    """What one app adds. Every part is optional; each takes the mind's id, never a model, but
+    `recall_section`, which takes the Mind recall loaded."""
 
     name: str
     # /health `stats`: global counts (cached with the others for a minute).
@@ -73,9 +74,11 @@ class AnswerContributor:
     # `memory_ids` maps the file's memory ids to the target mind's. Raises ValidationFailed
     # with fields named by section and index (`knots.3.memory_id`); idempotent.
     import_sections: Callable[[str, Mapping[str, Any], Mapping[str, str]], dict[str, ImportedSection]] | None = None
-    # GET /memory/recall?q=: (mind id, q, {mode, intent, mood}) in, the section for the query
-    # out. May raise ValidationFailed naming a bad option (an unknown mode).
-    recall_section: Callable[[str, str, Mapping[str, str]], RecallSection] | None = None
+    # GET /memory/recall?q=: (the Mind recall loaded, q, {mode, intent, mood}) in, the section
+    # for the query out. The one part given the model, not its id: the section reads the mind's
+    # settings (its modes), which recall has in hand already. May raise ValidationFailed naming a
+    # bad option (an unknown mode or mood).
+    recall_section: Callable[[Any, str, Mapping[str, str]], RecallSection] | None = None
     # The UI's memory page: (mind id, memory id) in, the section the page shows for it out.
     memory_page_section: Callable[[str, str], PageSection] | None = None
 
@@ -164,10 +167,11 @@ def contributed_import(
     return done
 
 
-def contributed_recall_sections(mind_id: str, q: str, options: Mapping[str, str]) -> list[RecallSection]:
-    """The sections the recall text of `q` gets, in registration order."""
+def contributed_recall_sections(mind: Any, q: str, options: Mapping[str, str]) -> list[RecallSection]:
+    """The sections the recall text of `q` gets, in registration order (`mind`: the Mind model,
+    untyped here because this module imports no app)."""
     return [
-        contributor.recall_section(mind_id, q, options)
+        contributor.recall_section(mind, q, options)
         for contributor in answer_contributors()
         if contributor.recall_section
     ]

@@ -8,7 +8,6 @@ class SynapsesConfig(AppConfig):
     def ready(self) -> None:
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
         from synapses import receivers  # noqa: F401 — connects the signal receivers
-        from synapses.api.resonance_views import recall_resonance_section
         from synapses.net.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.net.selectors.counts import (
             memory_knot_ids,
@@ -18,6 +17,7 @@ class SynapsesConfig(AppConfig):
             net_service_counts,
         )
         from synapses.promotion.service import mind_promotion_health
+        from synapses.resonance.contribution import recall_resonance_section
         from synapses.ui.net import memory_page_section
 
         # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").

@@ -192,6 +192,9 @@ MODES: Final = {
     "glut": (3, 0.30),
     "feuerwerk": (3, 0.30),
 }
+# The key of a mind's settings (Mind.settings) that holds its mode overrides and additions:
+# {name: {"hop_depth": 0–3, "gravity_factor": 0–1}}, read with MODES as the defaults.
+MIND_MODES_SETTING: Final = "modes"
 # Goal activation (cosine to the raw query × motivation) at or above which a goal bends the
 # search vector (dimensionless). The original's value for its model; each embedder's calibrated
 # value (EMBEDDER_THRESHOLDS, with the anchor floor) replaces it.
@@ -211,6 +214,21 @@ RESONANCE_RANKING: Final = RANKING_RELEVANCE
 SPREAD_GAIN: Final = 0.25
 # Anchor candidates the relevance ranking weighs, at least, from each list (text, vector) (knots).
 RELEVANCE_MIN_CANDIDATES: Final = 30
+# Anchor candidates each list (text, vector) brings before fusion under the seed ranking, at
+# least (knots): the anchors plus enough further ones to fill a `limit` spreading could not.
+ANCHOR_MIN_CANDIDATES: Final = 20
+# Matches of one query term the anchors' text list reads at most (knots): a term a large share
+# of the mind holds (a speaker's name, "like") would make every match of the mind be read and
+# ranked (23,000 of 100,000 knots, 1.2 s); its first matches stand in for the rest, while every
+# match of a rarer term is ranked. In a large mind (the HNSW plan) it is also the estimated
+# matches above which a term counts as common and is not read at all (docs/synapse-model.md §5).
+TEXT_TERM_MATCHES: Final = 300
+# Seconds one process keeps what it read of a mind's net for the anchors statement (its common
+# lexemes, and that the mind is above the exact-scan bound) before reading it again (seconds).
+# Both change only by ANALYZE or by the mind's knots crossing the bound: a stale fact changes
+# for that long which common terms are read or which vector plan runs, both plans and both term
+# sets still returning matches of the query.
+NET_FACTS_SECONDS: Final = 60.0
 # The intents that search with the raw vector (gravity factor forced to 0): a direct instruction
 # is answered as asked, not as the mind would like ("anweisung" is the original's label).
 RAW_SEARCH_INTENTS: Final = ("instruction", "anweisung")

@@ -130,13 +130,8 @@ def _conversation_tally(stored, *, k: int, ranking: str | None, tallies: dict[st
     from bench.locomo.dataset import CATEGORY_NAMES
     from synapses import constants
     from synapses.models import Knot
-    from synapses.resonance.service import (
-        anchor_candidates,
-        anchor_list_sizes,
-        anchor_rows,
-        resonance_of,
-        search_vector,
-    )
+    from synapses.resonance.anchors import anchor_candidates, anchor_list_sizes, anchor_rows
+    from synapses.resonance.service import resonance_of, search_vector
 
     mind = stored.mind
     knot_of_turn = {

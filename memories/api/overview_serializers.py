@@ -9,7 +9,6 @@ from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
 from memories.api.serializers import MemorySerializer
-from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
 from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
@@ -19,7 +18,6 @@ from memoryproject.api.fields import (
     BodyIntegerField,
     DurationParamField,
     QueryBooleanField,
-    QueryFloatField,
     QueryIntegerField,
     StrictBooleanField,
     StrictCharField,
@@ -41,11 +39,6 @@ RECALL_MAX_CHARS_LIMIT = 1_000_000
 
 # Periods /memory/timeline groups by (PostgreSQL date_trunc units).
 TIMELINE_PERIODS = ("hour", "day", "week", "month", "year")
-
-# /memory/graph node limits (docs/api-memory.md, "Related and graph").
-GRAPH_DEFAULT_NODES = 200
-GRAPH_MIN_NODES = 10
-GRAPH_MAX_NODES = 1000
 
 # /memory/contradictions window when `within` is not given (a duration, as clients write it).
 CONTRADICTIONS_DEFAULT_WITHIN = "1d"
@@ -180,19 +173,6 @@ class TimelineSerializer(serializers.Serializer):
     period = serializers.CharField()
     timeline = TimelinePeriodSerializer(many=True)
     total_periods = serializers.IntegerField()
-
-
-class GraphQuerySerializer(serializers.Serializer):
-    max_nodes = QueryIntegerField(
-        required=False, min_value=GRAPH_MIN_NODES, max_value=GRAPH_MAX_NODES, default=GRAPH_DEFAULT_NODES
-    )
-    category = _choice(Category.values, required=False)
-    tag = StrictCharField(required=False, max_length=MAX_TAG_CHARS)
-    min_confidence = QueryFloatField(required=False, min_value=0.0, max_value=1.0)
-    include_edges = QueryBooleanField(required=False, default=True)
-
-    def validate_tag(self, value: str) -> str:
-        return value.lower()
 
 
 class ContradictionsQuerySerializer(serializers.Serializer):

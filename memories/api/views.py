@@ -25,6 +25,7 @@ from memories.api.serializers import (
 )
 from memories.limits import MAX_IDEMPOTENCY_KEY_CHARS
 from memories.selectors.memory import (
+    MEMORY_LIST_LIMIT,
     MemoryListFilters,
     memories_expiring,
     memories_unverified,
@@ -44,7 +45,7 @@ from memories.services.memory import (
 )
 from memoryproject.api.headers import header_value_problem
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
-from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
+from memoryproject.pagination import LimitOffsetPaging, page_response
 from minds.access import Access, caller_of
 from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman
@@ -52,9 +53,6 @@ from pipelinelog.spans import current_turn_id_or_blank
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-# Page size of the memory lists (docs/api-memory.md: GET /memory, /memory/unverified, /memory/audit):
-# the project's one default page size (rows).
-MEMORY_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 
 _IDEMPOTENCY_PARAMETER = OpenApiParameter(
     IDEMPOTENCY_HEADER,

@@ -11,11 +11,14 @@ from django.utils import timezone
 
 from memories.models import AuditAction, Memory, MemoryAudit, current_filter
 from memoryproject.domain import NotFound, ValidationFailed
-from memoryproject.page_limits import MAX_PAGE_LIMIT
+from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 from memoryproject.timeinput import time_after
 from minds.access import Access, mind_require
 
 MEMORY_NOT_FOUND = "No memory with this id is visible to you."
+# Page size of the memory lists (docs/api-memory.md: GET /memory, /memory/unverified, /memory/audit,
+# and the MCP tool list_unverified): the project's one default page size (rows).
+MEMORY_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 
 
 def memories_of(mind_id: str) -> QuerySet[Memory]:

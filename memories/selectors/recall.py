@@ -86,7 +86,7 @@ def recall_build(
     """
     sections: tuple[RecallSection, ...] = ()
     if q:
-        sections = tuple(contributed_recall_sections(mind.pk, q, options or {}))
+        sections = tuple(contributed_recall_sections(mind, q, options or {}))
         if not sections:
             current_span().decision(
                 {"decision": "recall.resonance", "outcome": "skipped", "reason": "no long-term net"}

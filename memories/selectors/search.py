@@ -199,18 +199,30 @@ def _text_params(query: TextQuery) -> dict[str, str]:
     return {"words": query.words, "phrases": query.phrases, "excluded": query.excluded}
 
 
-def tsquery_sql(q: str) -> tuple[str, dict[str, str]]:
-    """The tsquery of `q` as SQL and its named parameters, for another table whose stored
-    `search_vector` holds the same TEXT_SEARCH_CONFIGS (the net's knots)."""
-    query = text_query(q)
-    return _tsquery_sql(query), _text_params(query)
+def tsquery_params(q: str) -> dict[str, str]:
+    """The parameters of TSQUERY_SQL and TSQUERY_ALTERNATIVES_SQL for the search text `q`."""
+    return _text_params(text_query(q))
 
 
-def tsquery_alternatives_sql(q: str) -> str:
-    """The tsquery of `q`'s words and phrases alone, its excluded terms left out, as SQL with the
-    parameters of tsquery_sql(q): what a bounded text list splits into terms."""
-    query = text_query(q)
-    return _tsquery_sql(TextQuery(words=query.words, phrases=query.phrases, excluded=""))
+def _part_sql(param: str, sql: str) -> str:
+    """`sql`, or the empty tsquery when the parameter `param` is empty. With the values bound on
+    the client (Django's default with psycopg 3) the planner folds the CASE to one branch, so an
+    empty part costs no parsing of its own."""
+    return f"CASE WHEN %({param})s = '' THEN ''::tsquery ELSE {sql} END"
+
+
+# The tsquery of a search text as one fixed expression of the parameters tsquery_params(q), for
+# statements written whole over another table whose stored `search_vector` holds the same
+# TEXT_SEARCH_CONFIGS (the net's knots): every part is written in, an empty one as the empty
+# tsquery, which PostgreSQL's `||` and `&&` drop (they return the other operand; `!!` of an empty
+# query is empty). So its value is the one _tsquery_sql gives, which writes only the parts a
+# text has, while the statement's text is the same for every query. An empty part's
+# `''::tsquery` draws a NOTICE (no lexemes), as a query of stop words always did.
+# TSQUERY_ALTERNATIVES_SQL: the words and phrases alone (what a bounded text list splits into
+# terms); TSQUERY_SQL: those without the excluded terms.
+TSQUERY_ALTERNATIVES_SQL = f"(({_WORDS_TSQUERY_SQL}) || ({_part_sql('phrases', _websearch_sql('phrases'))}))"
+_EXCLUDED_TSQUERY_SQL = "!!(" + _websearch_sql("excluded") + ")"
+TSQUERY_SQL = f"({TSQUERY_ALTERNATIVES_SQL} && ({_part_sql('excluded', _EXCLUDED_TSQUERY_SQL)}))"
 
 
 # --- hybrid ------------------------------------------------------------------------------------

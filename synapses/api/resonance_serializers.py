@@ -5,10 +5,11 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
-from memories.emotions import emotion_canonical
 from memoryproject.api.fields import QueryIntegerField, StrictCharField
+from memoryproject.domain import ValidationFailed
 from synapses import constants
-from synapses.resonance.arithmetic import mode_of, mood_problem, unknown_mode_message
+from synapses.resonance.arithmetic import Mode, mode_of, unknown_mode_message
+from synapses.resonance.service import mood_resolve
 
 # Longest `q` a resonance takes (characters): a turn of conversation, not a document.
 RESONANCE_MAX_QUERY_CHARS = 1000
@@ -43,19 +44,30 @@ class ResonanceQuerySerializer(serializers.Serializer):
         default=constants.RESONANCE_DEFAULT_LIMIT,
     )
 
-    def validate_mode(self, name: str) -> str:
-        """Checked here against the mind's modes (context `modes`), so a bad mode is named with
-        every other bad parameter in one 400."""
+    def validate_mode(self, name: str) -> Mode | str:
+        """Resolved here against the mind's modes (context `modes`), so a bad mode is named with
+        every other bad parameter in one 400, and the service is given the Mode itself rather
+        than a name to resolve against the mind's settings again."""
         modes = self.context.get("modes")
-        if modes is not None and mode_of(name, modes) is None:
+        if modes is None:
+            return name
+        mode = mode_of(name, modes)
+        if mode is None:
             raise serializers.ValidationError(unknown_mode_message(name, modes))
-        return name
+        return mode
 
     def validate_mood(self, label: str) -> str:
-        problem = mood_problem(label)
-        if problem:
-            raise serializers.ValidationError(problem)
-        return emotion_canonical(label) or ""
+        try:
+            return mood_resolve(label)
+        except ValidationFailed as failed:
+            raise serializers.ValidationError(failed.fields["mood"]) from None
+
+    def validate(self, attrs: dict) -> dict:
+        """A mode left out is the mind's default mode, resolved like a named one."""
+        modes = self.context.get("modes")
+        if modes is not None and "mode" not in attrs:
+            attrs["mode"] = mode_of("", modes)
+        return attrs
 
 
 class PathStepSerializer(serializers.Serializer):

@@ -10,9 +10,11 @@ from rest_framework import serializers
 
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
-from memories.models import Speaker
+from memories.models import Category, Speaker
 from memoryproject.api.fields import (
     QueryBooleanField,
+    QueryFloatField,
+    QueryIntegerField,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -29,6 +31,10 @@ GOAL_STATEMENT_MAX_CHARS = 2000
 USAGE_ANSWER_MAX_CHARS = 50_000
 # Largest id an integer id of the net can be (PostgreSQL bigint).
 MAX_ROW_ID = 2**63 - 1
+# GET /memory/graph's node limits (knots; docs/api-synapses.md): the default, least and most `max_nodes`.
+GRAPH_DEFAULT_NODES = 200
+GRAPH_MIN_NODES = 10
+GRAPH_MAX_NODES = 1000
 
 
 def _names(context: dict, ids) -> list[str]:
@@ -353,3 +359,18 @@ class GraphSerializer(serializers.Serializer):
     nodes = GraphNodeSerializer(many=True)
     edges = GraphEdgeSerializer(many=True)
     stats = GraphStatsSerializer()
+
+
+class GraphQuerySerializer(serializers.Serializer):
+    """GET /memory/graph's parameters (the net answers that path: docs/api-synapses.md)."""
+
+    max_nodes = QueryIntegerField(
+        required=False, min_value=GRAPH_MIN_NODES, max_value=GRAPH_MAX_NODES, default=GRAPH_DEFAULT_NODES
+    )
+    category = StrictChoiceField(list(Category.values), required=False)
+    tag = StrictCharField(required=False, max_length=MAX_TAG_CHARS)
+    min_confidence = QueryFloatField(required=False, min_value=0.0, max_value=1.0)
+    include_edges = QueryBooleanField(required=False, default=True)
+
+    def validate_tag(self, value: str) -> str:
+        return value.lower()

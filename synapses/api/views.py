@@ -19,7 +19,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories.api.overview_serializers import GraphQuerySerializer
 from memories.selectors.memory import memory_get_for
 from memoryproject.api.negotiation import LenientNegotiationMixin
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
@@ -39,6 +38,7 @@ from synapses.api.serializers import (
     GoalInputSerializer,
     GoalSerializer,
     GoalsQuerySerializer,
+    GraphQuerySerializer,
     GraphSerializer,
     KnotDetailSerializer,
     KnotSerializer,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from django import forms
 
-from memories.api.overview_serializers import GRAPH_MAX_NODES, RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
+from memories.api.overview_serializers import RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
+from synapses.api.serializers import GRAPH_MAX_NODES
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
 # The largest id a row of the net can have (PostgreSQL's bigint); a larger number is no entity.

@@ -22,7 +22,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memories.api.overview_serializers import RECALL_DEFAULT_LIMIT
-from memories.emotions import emotion_canonical
 from memories.models import Category, Memory
 from memories.selectors.recall import recall_build
 from memoryproject.contributions import PageSection
@@ -31,7 +30,9 @@ from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, mind_get_for
 from synapses.net.selectors import knots as queries
 from synapses.net.selectors.pages import memory_net, net_picture
-from synapses.resonance.arithmetic import mood_problem, sector_factor, shell_factor, step_phrase
+from synapses.resonance.arithmetic import sector_factor, shell_factor, step_phrase
+from synapses.resonance.contribution import RECALL_SECTION_NAME
+from synapses.resonance.service import mood_resolve
 from synapses.ui.forms import (
     ENTITIES_PAGE_SIZE,
     EntityForm,
@@ -304,24 +305,20 @@ def recall_page(request: HttpRequest, mind_id: str) -> HttpResponse:
     if not form.is_valid():
         return render(request, "synapses/recall.html", context, status=400)
     data = form.cleaned_data
-    problem = mood_problem(data["mood"])
-    if problem:
-        form.add_error("mood", problem)
-        return render(request, "synapses/recall.html", context, status=400)
     options = {name: data[name] for name in ("mode", "intent", "mood")}
     try:
+        mood = mood_resolve(data["mood"])
         recall = recall_build(mind=mind, limit=RECALL_DEFAULT_LIMIT, q=data["q"], options=options)
-    except ValidationFailed as error:  # an unknown mode
+    except ValidationFailed as error:  # an unknown mood or mode
         form_add_domain_error(form, error)
         return render(request, "synapses/recall.html", context, status=400)
-    resonance = next((section.data for section in recall.sections if section.name == "resonance"), None)
+    resonance = next((section.data for section in recall.sections if section.name == RECALL_SECTION_NAME), None)
     items = list(resonance["items"]) if resonance else []
     from_ids = {step["from_knot_id"] for item in items for step in item["path"]}
     contents = {**{item["knot_id"]: item["content"] for item in items}}
     missing = from_ids - set(contents)
     if missing:
         contents.update(queries.knots_of(mind.pk).filter(pk__in=missing).values_list("pk", "content"))
-    mood = emotion_canonical(data["mood"]) or ""
     context.update(
         {
             "q": data["q"],

@@ -364,7 +364,7 @@ def test_the_statements_of_a_resonance_do_not_grow_with_the_net_or_the_results(o
 
 def test_a_large_minds_plan_and_common_lexemes_are_read_once_then_one_statement_brings_the_anchors(owner, settings):
     from minds.services import mind_create
-    from synapses.resonance.service import net_facts_forget
+    from synapses.resonance.anchors import net_facts_forget
 
     settings.PIPELINE_LOG_ENABLED = False
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # every mind is large: the HNSW plan
@@ -382,13 +382,13 @@ def test_a_large_minds_plan_and_common_lexemes_are_read_once_then_one_statement_
 
 
 def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, monkeypatch):
-    from synapses.resonance import service as resonance
+    from synapses import constants
 
     settings.PIPELINE_LOG_ENABLED = False
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
     m = mind.mind
     knot_of(memory_of(m, "the zebra grazes"), embedding=_far(1), present=1.0)
-    monkeypatch.setattr(resonance, "NET_FACTS_SECONDS", 0.0)  # every fact expires at once
+    monkeypatch.setattr(constants, "NET_FACTS_SECONDS", 0.0)  # every fact expires at once
     resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
     with CaptureQueriesContext(connection) as captured:
         resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
@@ -401,14 +401,18 @@ def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, mo
 def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, settings, monkeypatch):
     # Bound 0: the HNSW plan. The anchors statement replaced by one that reads the settings it
     # runs under: the net's own (ef_search = the 20 rows wanted, at least 40; iterative scan).
-    from synapses.resonance import service as resonance
+    from memories.selectors.vector_plan import VectorPlan, under_hnsw_settings
+    from synapses.resonance import anchors as resonance
+    from synapses.resonance import sql
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
     knot_of(memory_of(mind.mind, "the zebra grazes"), embedding=_far(1), present=1.0)  # 1 knot > bound 0
-    monkeypatch.setattr(
-        resonance,
-        "_ANCHORS_SQL",
-        "SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search'), %(mind_id)s",
+    monkeypatch.setitem(
+        sql.ANCHORS_SQL,
+        (VectorPlan.HNSW, sql.text_list_of(VectorPlan.HNSW, excluding=False)),
+        under_hnsw_settings(
+            "SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search'), %(mind_id)s"
+        ),
     )
     resonance.anchor_rows(mind_id=mind.mind.pk, q=Q, vector=query_vector(Q), candidates=20)
     # The first call counted the mind (a statement that sets the settings too, and inside this
@@ -432,7 +436,7 @@ def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, s
     ],
 )
 def test_the_anchor_lists_are_sized_by_the_limit_and_the_ranking(limit, relevance, sizes):
-    from synapses.resonance.service import anchor_list_sizes
+    from synapses.resonance.anchors import anchor_list_sizes
 
     assert anchor_list_sizes(limit=limit, relevance=relevance) == sizes
     assert anchor_list_sizes(limit=limit, relevance=relevance).fetched == max(sizes)  # each list brings as many
@@ -442,7 +446,7 @@ def test_the_anchor_lists_are_sized_by_the_limit_and_the_ranking(limit, relevanc
 def test_a_resonance_of_ten_fetches_each_anchor_list_as_long_as_its_sizes_say(zoo, monkeypatch, ranking, fetched):
     # The benchmark measures the vector list's recall at these lengths (bench/latency.py): a
     # resonance that fetched other lengths would make that figure another search's.
-    from synapses.resonance import service as resonance
+    from synapses.resonance import anchors as resonance
 
     asked: list[int] = []
     real = resonance.anchor_rows
@@ -478,10 +482,10 @@ def orchard(mind, settings, monkeypatch):
         D, E                         cos 0.8, 0.7, no query word
     The vector list (3 candidates) is C, D, E.
     """
-    from synapses.resonance import service as resonance
+    from synapses import constants
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
-    monkeypatch.setattr(resonance, "TEXT_TERM_MATCHES", 2)
+    monkeypatch.setattr(constants, "TEXT_TERM_MATCHES", 2)
     m = mind.mind
     q = "zebra apple"
     knots = {"A": knot_of(memory_of(m, "a zebra at dusk"), embedding=vector_at_cosine(q, 0.0, axis=1), present=1.0)}
@@ -495,7 +499,7 @@ def orchard(mind, settings, monkeypatch):
 
 
 def test_a_large_mind_reads_every_match_of_a_rare_term_and_a_common_term_only_in_the_vector_list(orchard):
-    from synapses.resonance.service import anchor_rows
+    from synapses.resonance.anchors import anchor_rows
 
     m, q, k = orchard
     with connection.cursor() as cursor:
@@ -508,7 +512,7 @@ def test_a_large_mind_reads_every_match_of_a_rare_term_and_a_common_term_only_in
 
 
 def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
-    from synapses.resonance.service import anchor_rows
+    from synapses.resonance.anchors import anchor_rows
 
     m, q, k = orchard
     with connection.cursor() as cursor:
@@ -523,16 +527,16 @@ def test_a_large_mind_without_statistics_counts_no_term_as_common(orchard):
 
 
 def test_the_common_lexemes_reach_postgresql_whole_whatever_characters_they_hold(db):
-    from synapses.resonance.service import _text_array
+    from synapses.resonance.anchors import text_array
 
     lexemes = ["apple", 'say"hi', "back\\slash", "it's", "a,b", "{brace}", " spaced ", "NULL", ""]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT %s::text[], %s::text[]", [_text_array(lexemes), _text_array([])])
+        cursor.execute("SELECT %s::text[], %s::text[]", [text_array(lexemes), text_array([])])
         assert cursor.fetchone() == (lexemes, [])
 
 
 def test_a_large_mind_leaves_out_the_matches_of_an_excluded_word_and_still_reads_no_common_term(orchard):
-    from synapses.resonance.service import anchor_rows
+    from synapses.resonance.anchors import anchor_rows
 
     m, q, k = orchard
     with connection.cursor() as cursor:

@@ -1,0 +1,54 @@
+"""What resonance adds to GET /memory/recall?q= (docs/recall.md): the net's section of the recall
+text and of its JSON, registered as the net's `recall_section` in SynapsesConfig.ready()
+(docs/architecture.md, "Answers the net contributes to")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memoryproject.contributions import RecallSection
+from minds.models import Mind
+from synapses import constants
+from synapses.api.resonance_serializers import resonance_body
+from synapses.resonance.arithmetic import ResonanceLine, resonance_text
+from synapses.resonance.service import mood_resolve, resonance_of
+
+# recall's key for the section (its JSON form: {"resonance": {...}}).
+RECALL_SECTION_NAME = "resonance"
+
+
+def recall_resonance_section(mind: Mind, q: str, options: Mapping[str, str]) -> RecallSection:
+    """The resonance of `q` in the mind recall loaded (RESONANCE_DEFAULT_LIMIT knots) as the
+    recall text's section and as JSON (the body of GET /synapses/resonance); `options` are
+    recall's mode, intent and mood (ValidationFailed naming an unknown mood or mode)."""
+    result = resonance_of(
+        mind=mind,
+        q=q,
+        mode=options.get("mode", ""),
+        intent=options.get("intent", ""),
+        mood=mood_resolve(options.get("mood", "")),
+        limit=constants.RESONANCE_DEFAULT_LIMIT,
+    )
+    return RecallSection(
+        name=RECALL_SECTION_NAME,
+        text=resonance_text(q, resonance_lines(result["items"])),
+        data=resonance_body(result),
+    )
+
+
+def resonance_lines(items: list[dict[str, Any]]) -> list[ResonanceLine]:
+    """The recall text's view of resonance items (resonance_of's, strongest first): what the text
+    shows of each, names already resolved."""
+    return [
+        ResonanceLine(
+            content=item["content"],
+            observer=item["observer"],
+            emotion=item["emotion"],
+            layers_by_step=[step["layers"] for step in item["path"]],
+            entity_names_by_step=[step["shared_entities"] for step in item["path"]],
+            themes_by_step=[step["shared_themes"] for step in item["path"]],
+            superseded=item["superseded"],
+        )
+        for item in items
+    ]
