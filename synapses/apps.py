@@ -1,3 +1,5 @@
+from functools import partial
+
 from django.apps import AppConfig
 
 
@@ -8,6 +10,7 @@ class SynapsesConfig(AppConfig):
     def ready(self) -> None:
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
         from synapses import receivers  # noqa: F401 — connects the signal receivers
+        from synapses.api.resonance_serializers import resonance_body
         from synapses.net.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.net.selectors.counts import (
             memory_knot_ids,
@@ -32,7 +35,7 @@ class SynapsesConfig(AppConfig):
                 export_sections=net_export_sections,
                 section_names=NET_SECTIONS,
                 import_sections=net_import_sections,
-                recall_section=recall_resonance_section,
+                recall_section=partial(recall_resonance_section, body=resonance_body),
                 memory_page_section=memory_page_section,
             )
         )

@@ -4,13 +4,12 @@ text and of its JSON, registered as the net's `recall_section` in SynapsesConfig
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from memoryproject.contributions import RecallSection
 from minds.models import Mind
 from synapses import constants
-from synapses.api.resonance_serializers import resonance_body
 from synapses.resonance.arithmetic import ResonanceLine, resonance_text
 from synapses.resonance.service import mood_resolve, resonance_of
 
@@ -18,10 +17,15 @@ from synapses.resonance.service import mood_resolve, resonance_of
 RECALL_SECTION_NAME = "resonance"
 
 
-def recall_resonance_section(mind: Mind, q: str, options: Mapping[str, str]) -> RecallSection:
+def recall_resonance_section(
+    mind: Mind, q: str, options: Mapping[str, str], *, body: Callable[[dict[str, Any]], dict[str, Any]]
+) -> RecallSection:
     """The resonance of `q` in the mind recall loaded (RESONANCE_DEFAULT_LIMIT knots) as the
-    recall text's section and as JSON (the body of GET /synapses/resonance); `options` are
-    recall's mode, intent and mood (ValidationFailed naming an unknown mood or mode)."""
+    recall text's section and as JSON; `options` are recall's mode, intent and mood
+    (ValidationFailed naming an unknown mood or mode). `body` shapes resonance_of's result into
+    the JSON of GET /synapses/resonance: the API's (synapses.api.resonance_serializers
+    .resonance_body, which writes times as DRF does), handed in where the section is registered
+    (SynapsesConfig.ready()), so the stage imports nothing of HTTP."""
     result = resonance_of(
         mind=mind,
         q=q,
@@ -33,7 +37,7 @@ def recall_resonance_section(mind: Mind, q: str, options: Mapping[str, str]) -> 
     return RecallSection(
         name=RECALL_SECTION_NAME,
         text=resonance_text(q, resonance_lines(result["items"])),
-        data=resonance_body(result),
+        data=body(result),
     )
 
 
