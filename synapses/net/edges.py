@@ -33,6 +33,7 @@ from synapses.net.geometry import (
     timeline_depth,
 )
 from synapses.net.selectors.candidates import Candidate, NetFacts, edge_candidates
+from synapses.net.sql import EDGES_INSERT_SQL
 
 # What edge formation reads of a knot (no content, no full-text vector).
 _FORMATION_FIELDS = (
@@ -89,31 +90,13 @@ def edge_row(
     }
 
 
-# All rows of one formation in one statement, fed as one JSON array: the ORM's bulk_create built
-# and converted 1,200 placeholders for 100 rows in Python, which took longer than PostgreSQL's
-# insert (measured: 0.35 s of client work against 11 ms in the server on a loaded machine).
-# Two formations of neighbouring knots in parallel (both knots committed, neither's edges yet)
-# may both write their pair: the first one's rows stand (ON CONFLICT DO NOTHING).
-_INSERT_SQL = """
-INSERT INTO {edge} (mind_id, source_id, target_id, weight_raw, weight_anchor, layers, shared_entities,
-                    shared_themes, time_distance, cosine_initial, layer_count, created_at)
-SELECT %(mind_id)s, r.source_id, r.target_id, r.weight_raw, r.weight_anchor, r.layers, r.shared_entities,
-       r.shared_themes, r.time_distance, r.cosine_initial, r.layer_count, %(now)s
-  FROM jsonb_to_recordset(%(rows)s::jsonb) AS r(
-       source_id bigint, target_id bigint, weight_raw double precision, weight_anchor double precision,
-       layers varchar(16)[], shared_entities bigint[], shared_themes varchar(64)[],
-       time_distance double precision, cosine_initial double precision, layer_count smallint)
-ON CONFLICT DO NOTHING
-"""
-
-
 def edges_insert(*, mind_id: str, rows: list[dict[str, object]]) -> int:
     """Insert Edge rows (as edge_row gives them) in one statement; the number inserted."""
     if not rows:
         return 0
     with connection.cursor() as cursor:
         cursor.execute(
-            _INSERT_SQL.format(edge=Edge._meta.db_table),
+            EDGES_INSERT_SQL,
             {"mind_id": mind_id, "now": timezone.now(), "rows": json.dumps(rows)},
         )
         return cursor.rowcount
