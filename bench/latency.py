@@ -48,7 +48,7 @@ from bench.database import (
     server_versions,
 )
 from bench.saving import result_save, started_at
-from memoryproject.port_check import free_port as _free_port
+from memoryproject.embedded.port import free_port as _free_port
 
 # A database of its own, so this benchmark and filtered-search can run side by side.
 LATENCY_DATABASE = "bench_synapse_latency"
