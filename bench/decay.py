@@ -74,11 +74,11 @@ def _bare_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[int, 
     from django.db import connection, transaction
 
     from synapses.constants import SECONDS_PER_DAY
-    from synapses.upkeep.decay import _DECAY_SQL
+    from synapses.upkeep.sql import DECAY_SQL
 
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            _DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
+            DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
         )
         return cursor.fetchone()
 

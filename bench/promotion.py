@@ -263,11 +263,6 @@ def main(argv: list[str]) -> int:
         return worker_main(args)
     started = datetime.now(UTC)
     django_setup()
-    try:
-        import synapses.promotion.service  # noqa: F401 — only to say clearly when it is missing
-    except ImportError:
-        print("Promotion bench: skipped — synapses.promotion.service does not exist yet (the write path).")
-        return 0
     from django.db.models import Max
 
     from bench.net_fixture import backlog_add, backlog_remove, net_build, net_find

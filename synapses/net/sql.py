@@ -1,5 +1,6 @@
 """The net's own statements, written whole: the plan of a knot's nearest-knot search, the
-candidates of its edges, the carriers of entities and the insert of edges (docs/synapse-model.md §3).
+candidates of its edges, the carriers of entities and the insert of edges (docs/synapse-model.md
+§3), and the counts and entity lookups of the net's reads.
 
 Every statement is built here once, at import, with the table names of `synapses.net.tables`;
 the candidates statement is a mapping of its variants (which lists a knot needs, which plan,
@@ -156,4 +157,29 @@ SELECT %(mind_id)s, r.source_id, r.target_id, r.weight_raw, r.weight_anchor, r.l
        layers varchar(16)[], shared_entities bigint[], shared_themes varchar(64)[],
        time_distance double precision, cosine_initial double precision, layer_count smallint)
 ON CONFLICT DO NOTHING
+""".format(**TABLES)
+
+# --- reads of the API and the memory answers ---------------------------------------------------
+
+# Edges, entities and goals of one mind (each count uses an index led by mind).
+MIND_COUNTS_SQL = """
+SELECT (SELECT count(*) FROM {edge} WHERE mind_id = %(mind)s),
+       (SELECT count(*) FROM {entity} WHERE mind_id = %(mind)s),
+       (SELECT count(*) FROM {goal} WHERE mind_id = %(mind)s),
+       (SELECT count(*) FROM {goal} WHERE mind_id = %(mind)s AND active)
+""".format(**TABLES)
+
+# The ids of the mind's entities called a name or having it as an alias (any case).
+ENTITY_IDS_NAMED_SQL = """
+SELECT e.id FROM {entity} e
+ WHERE e.mind_id = %(mind)s
+   AND (lower(e.name) = lower(%(name)s) OR EXISTS (SELECT 1 FROM unnest(e.aliases) a WHERE lower(a) = lower(%(name)s)))
+ ORDER BY e.id
+""".format(**TABLES)
+
+# How many knots of the mind carry each of some entities (the GIN index on `entities`).
+ENTITY_KNOT_COUNTS_SQL = """
+SELECT e, count(*) FROM {knot}, unnest(entities) AS e
+ WHERE mind_id = %(mind)s AND entities && %(ids)s::bigint[] AND e = ANY(%(ids)s::bigint[])
+ GROUP BY e
 """.format(**TABLES)
