@@ -87,10 +87,10 @@ def decay_rounds(*, rounds: int, start: datetime) -> list[dict]:
     """`rounds` days of decay, each the service and the bare statement in alternating order."""
     from django.db import connection
 
-    from synapses.config import setting
+    from synapses.config import synapse_settings
     from synapses.upkeep.decay import knots_decay
 
-    rate, min_weight = setting("DECAY_RATE"), setting("MIN_WEIGHT")
+    rate, min_weight = synapse_settings.DECAY_RATE, synapse_settings.MIN_WEIGHT
     measured = []
     day = 0
     for round_index in range(rounds):

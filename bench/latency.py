@@ -587,14 +587,16 @@ def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: in
     and an HNSW scan of as many), not a list of only k rows."""
     from memories.embedders import get_embedder
     from synapses import constants
-    from synapses.config import setting
+    from synapses.config import synapse_settings
     from synapses.models import Knot
     from synapses.resonance.service import anchor_list_sizes, anchor_rows
 
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)
     row_of = {pk: row for row, pk in enumerate(loaded.ids)}
-    fetched = anchor_list_sizes(limit=k, relevance=setting("RESONANCE_RANKING") == constants.RANKING_RELEVANCE).fetched
+    fetched = anchor_list_sizes(
+        limit=k, relevance=synapse_settings.RESONANCE_RANKING == constants.RANKING_RELEVANCE
+    ).fetched
     found = []
     for q, vector in zip(queries, vectors, strict=True):
         correct = exact_top(1.0 - loaded.vectors @ vector, mind.rows, k)

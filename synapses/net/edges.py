@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from synapses import constants
-from synapses.config import edge_parameters, setting
+from synapses.config import synapse_settings
 from synapses.models import Edge, Knot
 from synapses.net.geometry import (
     LAYER_COLUMNS,
@@ -205,10 +205,10 @@ def _hits(depths: np.ndarray, shared: _Shared, cosine: float) -> dict[str, Layer
 def _edges_form(
     *, knot: Knot, params: EdgeParameters, formed_before: bool, facts: NetFacts | None = None
 ) -> EdgesFormed:
-    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    cap = synapse_settings.MAX_EDGE_PAIRS_PER_KNOT
     found = edge_candidates(
         knot=knot,
-        embedding_candidates=setting("EMBEDDING_CANDIDATES"),
+        embedding_candidates=synapse_settings.EMBEDDING_CANDIDATES,
         layer_candidates=constants.LAYER_CANDIDATES,
         tolerances=params.tolerances,
         common_carriers=cap,
@@ -263,7 +263,7 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None, facts: 
 
     Knots it already has an edge to are no candidates, so a second call only adds pairs it lacks.
 
-    `params` defaults to the server's (synapses.config.edge_parameters: the embedder's calibrated
+    `params` defaults to the server's (synapses.config.synapse_settings.edge_parameters: the embedder's calibrated
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
     the candidates, one bulk insert (none when no layer fires); inside the caller's transaction
     (no savepoint: an error aborts the caller's transaction or savepoint), or a transaction of
@@ -272,7 +272,9 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None, facts: 
     # No savepoint of its own inside a transaction (a promotion's): a failure there rolls the
     # caller's unit of work back anyway, and the pair of statements is saved per knot.
     with transaction.atomic(savepoint=False):
-        return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False, facts=facts)
+        return _edges_form(
+            knot=knot, params=params or synapse_settings.edge_parameters, formed_before=False, facts=facts
+        )
 
 
 @dataclass(frozen=True)
@@ -296,7 +298,7 @@ def mind_edges_rebuild(
     edges until the new ones are complete, and a rebuild that fails leaves the old ones.
     `progress` is called after each knot.
     """
-    params = params or edge_parameters()
+    params = params or synapse_settings.edge_parameters
     totals: Counter[str] = Counter()
     knots = pairs = 0
     facts = NetFacts()  # one transaction: what one knot's formation counted holds for the next

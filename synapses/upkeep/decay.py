@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from pipelinelog.services import prune_log
 from pipelinelog.spans import span
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.constants import SECONDS_PER_DAY
 from synapses.models import DecayRun, KnotPresence
 from synapses.upkeep.sql import DECAY_SQL
@@ -59,8 +59,8 @@ def knots_decay(
     independent: the retention step runs even when the decay failed (and the error is raised
     after it), as the decay's result is committed before retention starts.
     """
-    rate = setting("DECAY_RATE") if rate is None else rate
-    min_weight = setting("MIN_WEIGHT") if min_weight is None else min_weight
+    rate = synapse_settings.DECAY_RATE if rate is None else rate
+    min_weight = synapse_settings.MIN_WEIGHT if min_weight is None else min_weight
     now = now or timezone.now()
     with span("synapses.decay") as sp:
         sp.input({"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY})
