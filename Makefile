@@ -23,7 +23,7 @@ install: $(STAMP)
 # Local use: DEBUG on (a secret key is generated into var/); override with DEBUG=false SECRET_KEY=...
 # A busy port stops here, with one line, before anything is installed or started.
 run:
-	@$(PYTHON) -m memoryproject.port_check $(HOST) $(PORT)
+	@$(PYTHON) -m memoryproject.embedded.port $(HOST) $(PORT)
 	@$(MAKE) --no-print-directory --silent install
 	@DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
@@ -61,7 +61,7 @@ lint: install
 
 # Stops the embedded PostgreSQL, whoever started it, and keeps its data (without .venv none can run).
 stop-db:
-	@test ! -x $(PY) || $(PY) -m memoryproject.embedded_db stop "$(EMBEDDED_PGDATA)"
+	@test ! -x $(PY) || $(PY) -m memoryproject.embedded.server stop "$(EMBEDDED_PGDATA)"
 
 # Stops the embedded PostgreSQL and deletes its data. Asks no questions.
 clean-db: stop-db

@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+# Distinct inputs (queries, store bodies) whose SQL a latency run captures; requests rotate over them.
+CAPTURE_INPUTS = 40
 PEOPLE = ["Anna", "Michael", "Lena", "Jonas", "Priya", "Tom", "Sofia", "Karim", "Mei", "Lukas", "Emma", "David"]
 SURNAMES = [
     "Becker",

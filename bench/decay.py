@@ -74,11 +74,11 @@ def _bare_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[int, 
     from django.db import connection, transaction
 
     from synapses.constants import SECONDS_PER_DAY
-    from synapses.upkeep.decay import _DECAY_SQL
+    from synapses.upkeep.sql import DECAY_SQL
 
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            _DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
+            DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
         )
         return cursor.fetchone()
 
@@ -87,10 +87,10 @@ def decay_rounds(*, rounds: int, start: datetime) -> list[dict]:
     """`rounds` days of decay, each the service and the bare statement in alternating order."""
     from django.db import connection
 
-    from synapses.config import setting
+    from synapses.config import synapse_settings
     from synapses.upkeep.decay import knots_decay
 
-    rate, min_weight = setting("DECAY_RATE"), setting("MIN_WEIGHT")
+    rate, min_weight = synapse_settings.DECAY_RATE, synapse_settings.MIN_WEIGHT
     measured = []
     day = 0
     for round_index in range(rounds):

@@ -38,6 +38,7 @@ import numpy as np
 from bench.corpus import memory_specs, search_queries
 from bench.database import BENCH_DATABASE, database_create, database_drop, django_setup, server_versions
 from bench.saving import result_save, started_at
+from bench.vector_truth import exact_top
 
 # Minds per layout; each layout splits TOTAL_MEMORIES into equal minds (issue: 1, 10, 100, 1,000).
 DEFAULT_MIND_COUNTS = (1, 10, 100, 1000)
@@ -51,8 +52,6 @@ WARMUP_QUERIES = 20
 DEFAULT_SEED = 20261201
 # The selector's own choice of vector plan, or one plan forced (by moving its exact-scan bound).
 PLANS = ("auto", "exact", "hnsw")
-# Two cosine distances closer than this are a tie: pgvector and numpy round float32 sums differently.
-DISTANCE_TOLERANCE = 1e-5
 # Embedding batch while building the fixture (texts).
 EMBED_BATCH = 2000
 # Working memory of the index builds after loading (PostgreSQL setting; the HNSW graph of 100k
@@ -232,15 +231,6 @@ def fixture_build(*, total: int, mind_counts: list[int], seed: int, hnsw: bool =
     return Fixture(ids=ids, vectors=vectors, minds=assignment), timings
 
 
-def _exact_top(distances: np.ndarray, rows: np.ndarray) -> set[int]:
-    """Rows of `rows` nearest by `distances` (all rows' distances to the query): every row within
-    the K-th smallest distance of `rows`, ties included."""
-    mine = distances[rows]
-    k = min(K, len(rows))
-    kth = float(np.partition(mine, k - 1)[k - 1])
-    return set(rows[mine <= kth + DISTANCE_TOLERANCE].tolist())
-
-
 def _recall(fixture: Fixture, returned: list[str], correct: set[int]) -> float:
     found = sum(1 for pk in returned if fixture.row_of[pk] in correct)
     return min(found, K) / K
@@ -305,12 +295,12 @@ def _layout_measure(fixture: Fixture, *, mind_count: int, queries: list[str]) ->
         if not timed:
             continue
         distances = distances_of[:, index - WARMUP_QUERIES]
-        correct = _exact_top(distances, rows_of_mind[mind_id])
+        correct = exact_top(distances, rows_of_mind[mind_id], K)
         mind_recall.append(_recall(fixture, [hit.memory.pk for hit in hits], correct))
         similarities = [hit.similarity for hit in hits]
         out_of_order += similarities != sorted(similarities, reverse=True)
         mind_ms.append(elapsed)
-        correct_all = _exact_top(distances, all_rows)
+        correct_all = exact_top(distances, all_rows, K)
         all_recall.append(_recall(fixture, unfiltered, correct_all))
         all_ms.append(unfiltered_elapsed)
     # Which plan the selector chose for this layout's minds (all of them are the same size).

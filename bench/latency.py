@@ -38,7 +38,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from bench.corpus import memory_specs, new_memory_bodies, search_queries
+from bench.corpus import CAPTURE_INPUTS, memory_specs, new_memory_bodies, search_queries
 from bench.database import (
     BENCH_THROTTLE_RATE,
     database_create,
@@ -48,7 +48,8 @@ from bench.database import (
     server_versions,
 )
 from bench.saving import result_save, started_at
-from memoryproject.port_check import free_port as _free_port
+from bench.vector_truth import exact_top
+from memoryproject.embedded.port import free_port as _free_port
 
 # A database of its own, so this benchmark and filtered-search can run side by side.
 LATENCY_DATABASE = "bench_synapse_latency"
@@ -62,8 +63,6 @@ DEFAULT_WARMUP = 5
 # every operation and, at ef_search 1000, the costliest part of a round (~0.2 s).
 HNSW_ROUND_EVERY = 2
 DEFAULT_SEED = 20261201
-# Distinct inputs (queries, store bodies) whose SQL is captured; requests rotate over them.
-CAPTURE_INPUTS = 40
 # Nearest neighbours of the bare HNSW query and of semantic search's recall (recall@K).
 K = 10
 # The goal (reported, not gated): in-process p95 at most this many times the bare SQL's p95.
@@ -77,8 +76,6 @@ NET_EDGE_PAIRS = 3
 RESONANCE_LIMIT = 10
 # Seconds to wait for gunicorn to answer its first request.
 SERVER_START_TIMEOUT = 60
-# Cosine distances closer than this are a tie (pgvector and numpy round float32 differently).
-DISTANCE_TOLERANCE = 1e-5
 # Path of the request floor: a memory id that does not exist (404 after authentication).
 FLOOR_PATH = "/memory/mem_doesnotexist00"
 
@@ -565,14 +562,6 @@ def operation_measure(
 # --- recall of the vector parts -------------------------------------------------------------------
 
 
-def _exact_top(distances: np.ndarray, rows: np.ndarray, k: int) -> set[int]:
-    """Rows of `rows` within the k-th smallest distance (ties included)."""
-    mine = distances[rows]
-    k = min(k, len(rows))
-    kth = float(np.partition(mine, k - 1)[k - 1])
-    return set(rows[mine <= kth + DISTANCE_TOLERANCE].tolist())
-
-
 def vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> float:
     """Recall@k of the mind's semantic search (the selector behind semantic search and hybrid
     search's vector half) against the exact top k of the mind's stored vectors."""
@@ -585,7 +574,7 @@ def vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: int) -> floa
     found = []
     for q, vector in zip(queries, vectors, strict=True):
         distances = 1.0 - loaded.vectors @ vector
-        correct = _exact_top(distances, mind.rows, k)
+        correct = exact_top(distances, mind.rows, k)
         hits = memories_semantic_search(mind_id=mind.mind_id, q=q, limit=k, threshold=-1.0)
         found.append(min(sum(1 for hit in hits if row_of.get(hit.memory.pk) in correct), k) / min(k, len(mind.rows)))
     return round(float(np.mean(found)), 4)
@@ -598,17 +587,19 @@ def resonance_vector_recall(loaded: Loaded, mind: BenchMind, *, k: int, seed: in
     and an HNSW scan of as many), not a list of only k rows."""
     from memories.embedders import get_embedder
     from synapses import constants
-    from synapses.config import setting
+    from synapses.config import synapse_settings
     from synapses.models import Knot
     from synapses.resonance.anchors import anchor_list_sizes, anchor_rows
 
     queries = search_queries(CAPTURE_INPUTS, seed=seed + 7)
     vectors = get_embedder().embed(queries)
     row_of = {pk: row for row, pk in enumerate(loaded.ids)}
-    fetched = anchor_list_sizes(limit=k, relevance=setting("RESONANCE_RANKING") == constants.RANKING_RELEVANCE).fetched
+    fetched = anchor_list_sizes(
+        limit=k, relevance=synapse_settings.RESONANCE_RANKING == constants.RANKING_RELEVANCE
+    ).fetched
     found = []
     for q, vector in zip(queries, vectors, strict=True):
-        correct = _exact_top(1.0 - loaded.vectors @ vector, mind.rows, k)
+        correct = exact_top(1.0 - loaded.vectors @ vector, mind.rows, k)
         rows = anchor_rows(mind_id=mind.mind_id, q=q, vector=vector, candidates=fetched)
         nearest = [knot_id for knot_id, found_by, *_ in sorted(rows, key=lambda row: row[2]) if found_by == "vector"]
         memory_of = dict(Knot.objects.filter(pk__in=nearest).values_list("pk", "memory_id"))
@@ -634,7 +625,7 @@ def unfiltered_recall(loaded: Loaded, raw, *, seed: int) -> float:
             cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [hnsw_settings(K)["ef_search"]])
             cursor.execute(sql, [_vector_literal(vector)])
             returned = [row[0] for row in cursor.fetchall()]
-        correct = _exact_top(1.0 - loaded.vectors @ vector, all_rows, K)
+        correct = exact_top(1.0 - loaded.vectors @ vector, all_rows, K)
         found.append(min(sum(1 for pk in returned if row_of.get(pk) in correct), K) / K)
     return round(float(np.mean(found)), 4)
 

@@ -187,7 +187,7 @@ def net_build(
     from memories.embedders import get_embedder
     from memories.models import Memory
     from minds.services import mind_create, user_register
-    from synapses.config import setting
+    from synapses.config import synapse_settings
     from synapses.constants import LAYER_ENTITY, LAYER_THEMES
     from synapses.models import Edge, Entity, Knot, KnotPresence, MemoryKnot
     from synapses.net.geometry import damp
@@ -215,8 +215,8 @@ def net_build(
     clock = _timer(steps, "embedding", clock)
 
     memory_rows = MemoryRows(mind, now=now)
-    min_weight = setting("MIN_WEIGHT")
-    rate = setting("DECAY_RATE")
+    min_weight = synapse_settings.MIN_WEIGHT
+    rate = synapse_settings.DECAY_RATE
     knot_entities: list[list[int]] = []
     with transaction.atomic(), connection.cursor() as cursor:
         definitions = _indexes_drop(cursor, NET_INDEXES_BUILT_AFTER_LOADING)

@@ -19,7 +19,8 @@ import time
 
 import numpy as np
 
-from bench.corpus import new_memory_bodies, search_queries
+from bench.corpus import CAPTURE_INPUTS, new_memory_bodies, search_queries
+from bench.vector_truth import exact_top
 
 # mem0's table in the bench database.
 PEER_COLLECTION = "mem0_bench"
@@ -94,7 +95,6 @@ def _percentiles(samples: list[float]) -> dict:
 
 def peer_run(loaded, *, sizes: list[int], seed: int) -> dict:
     """mem0's add and search at each size: p50/p95, and recall@10 against exact search."""
-    from bench.latency import CAPTURE_INPUTS, _exact_top
     from memories.embedders import get_embedder
 
     embedder = get_embedder()
@@ -129,7 +129,7 @@ def peer_run(loaded, *, sizes: list[int], seed: int) -> dict:
                 search_ms.append(elapsed)
                 returned.append(len(hits))
                 distances = 1.0 - loaded.vectors @ query_vectors[index % len(queries)]
-                correct = _exact_top(distances, mind.rows, K)
+                correct = exact_top(distances, mind.rows, K)
                 found.append(min(sum(1 for hit in hits if row_of_id.get(hit["id"]) in correct), K) / K)
             add_ms = []
             for body in new_memory_bodies(PEER_ADDS, seed=seed + 99):

@@ -205,7 +205,7 @@ def _written(mind_id: str, first_new_knot: int) -> dict:
     """Knots created from `first_new_knot` on, and the edge pairs written for each."""
     from django.db import connection
 
-    from synapses.config import setting
+    from synapses.config import synapse_settings
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -215,7 +215,7 @@ def _written(mind_id: str, first_new_knot: int) -> dict:
             [mind_id, first_new_knot],
         )
         pairs = [row[1] for row in cursor.fetchall()]
-    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    cap = synapse_settings.MAX_EDGE_PAIRS_PER_KNOT
     return {
         "knots_created": len(pairs),
         "edge_pairs_mean": round(sum(pairs) / len(pairs), 2) if pairs else 0.0,
@@ -263,11 +263,6 @@ def main(argv: list[str]) -> int:
         return worker_main(args)
     started = datetime.now(UTC)
     django_setup()
-    try:
-        import synapses.promotion.service  # noqa: F401 — only to say clearly when it is missing
-    except ImportError:
-        print("Promotion bench: skipped — synapses.promotion.service does not exist yet (the write path).")
-        return 0
     from django.db.models import Max
 
     from bench.net_fixture import backlog_add, backlog_remove, net_build, net_find

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memoryproject.port_check import free_port as _free_port
+from memoryproject.embedded.port import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # (label, worker class, processes, threads per process)

@@ -14,4 +14,4 @@ class MemoriesConfig(AppConfig):
 
         import memories.checks  # noqa: F401  (registers the system checks)
         import memories.receivers  # noqa: F401  (listens to minds.signals)
-        import memoryproject.database_checks  # noqa: F401  (registers the PostgreSQL/pgvector version check)
+        import memoryproject.embedded.checks  # noqa: F401  (registers the PostgreSQL/pgvector version check)

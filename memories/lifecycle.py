@@ -1,10 +1,10 @@
-"""Every change of a mind's memories passes here: the one hook of the long-term net (and, later, webhooks).
+"""Every change of a mind's memories passes here: the one hook of the long-term net and of webhooks.
 
 A write path calls `memories_changed(event=…, mind_id=…, memory_ids=…)` inside its transaction,
 after its rows are written. This module
 
 - announces the change at once (`memories_changed_signal`, sent synchronously in the transaction,
-  for listeners that must see every event — tests, later webhooks);
+  for listeners that must see every event — webhooks (`webhooks/receivers.py`), tests);
 - enqueues the long-term net's work for the event once the transaction has committed: at most
   one task per transaction, however many changes it made (a compaction stores summaries and
   expires their members; a sync touches a thousand memories), and none when it rolls back.

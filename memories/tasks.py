@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memories.services import idempotency
-from memoryproject.outage import waits_out_outages
+from memoryproject.embedded.outage import waits_out_outages
 
 
 @waits_out_outages

@@ -8,7 +8,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.renderers import JSONRenderer
 
-from memoryproject.outage import DATABASE_RETRY_AFTER_SECONDS
+from memoryproject.embedded.outage import DATABASE_RETRY_AFTER_SECONDS
 
 
 def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:
@@ -34,7 +34,7 @@ DATABASE_UNAVAILABLE_MESSAGE = (
 
 
 def mark_database_unavailable(response: HttpResponse) -> HttpResponse:
-    """Retry-After, and no per-request log line: the outage is logged once (`memoryproject.outage`)."""
+    """Retry-After, and no per-request log line: the outage is logged once (`memoryproject.embedded.outage`)."""
     response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
     response._has_been_logged = True  # Django's log_response skips it (no "Service Unavailable" per request)
     return response

@@ -11,6 +11,7 @@ from rest_framework.views import exception_handler
 
 from memoryproject import domain
 from memoryproject.domain import validation_error_fields
+from memoryproject.embedded.outage import is_database_outage, outage
 from memoryproject.errors import (
     DatabaseUnavailable,
     HttpConflict,
@@ -18,7 +19,6 @@ from memoryproject.errors import (
     error_body,
     mark_database_unavailable,
 )
-from memoryproject.outage import is_database_outage, outage
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ import io
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from memoryproject.embedded.outage import is_database_outage, outage
 from memoryproject.errors import database_unavailable_response, error_response, url_too_long_response
-from memoryproject.outage import is_database_outage, outage
 
 # How much of a chunked body is read per call (bytes); any size works, this keeps calls few.
 _CHUNKED_READ_BYTES = 64 * 1024

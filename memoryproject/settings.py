@@ -14,7 +14,7 @@ import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from memoryproject.embedded_db import embedded_database_url
+from memoryproject.embedded.server import embedded_database_url
 from memoryproject.env import env_bool, env_choice, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -335,7 +335,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # One line per database outage per process instead of a traceback per failed request.
-    "filters": {"database_outage": {"()": "memoryproject.outage.OutageLogFilter"}},
+    "filters": {"database_outage": {"()": "memoryproject.embedded.outage.OutageLogFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["database_outage"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {

@@ -14,7 +14,7 @@ urlpatterns = [
     # script under the Content-Security-Policy; the template puts the CSP nonce on its <style>.
     path(
         "api/docs/",
-        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="synapse/swagger_ui.html"),
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
         name="swagger-ui",
     ),
     path("", include("minds.api.urls")),

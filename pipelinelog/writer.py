@@ -13,7 +13,7 @@ others of its batch are retried one by one) and each flush says once how many it
 writer keeps running. A process killed with SIGKILL loses what was still buffered: at most the
 rows of the last interval.
 
-While the database is away (`memoryproject.outage`) nothing is dropped for that reason: the batch
+While the database is away (`memoryproject.embedded.outage`) nothing is dropped for that reason: the batch
 goes back to the front of the buffer and the thread retries after 1 s, 2 s, 4 s … up to
 LOG_RETRY_MAX_SECONDS, saying nothing more than the process's one outage line. The buffer holds
 at most LOG_BUFFER_MAX_ROWS rows; what arrives beyond is dropped, counted, and reported in one
@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from django.db import connection, transaction
 
-from memoryproject.outage import is_database_outage, outage
+from memoryproject.embedded.outage import is_database_outage, outage
 from pipelinelog.constants import (
     LOG_BUFFER_MAX_ROWS,
     LOG_RETRY_MAX_SECONDS,

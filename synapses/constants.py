@@ -1,8 +1,8 @@
 """Every fixed number of the synapse model, in one home (docs/synapse-model.md §11).
 
 Pure: no Django imports, so `synapses.net.geometry` can take its defaults from here. The values an
-operator may tune are listed in OVERRIDABLE; `synapses.config.setting()` reads them from Django
-settings (`SYNAPSE_<NAME>`) with these values as defaults.
+operator may tune are the attributes of `synapses.config.synapse_settings`, which reads each from
+Django settings (`SYNAPSE_<NAME>`) with these values as defaults.
 """
 
 from __future__ import annotations
@@ -104,24 +104,6 @@ ENTITY_NAME_MAX_WORDS: Final = 4
 # Parked memory ids /memory/health lists at most (memories); the count is always complete.
 PARKED_IDS_SHOWN: Final = 20
 
-# The constants settings may override, each as SYNAPSE_<NAME> (see synapses/config.py).
-OVERRIDABLE: Final = (
-    "REINFORCEMENT_BOOST",
-    "DECAY_RATE",
-    "MIN_WEIGHT",
-    "EMBEDDING_THRESHOLD",
-    "EMBEDDING_CANDIDATES",
-    "MAX_EDGE_PAIRS_PER_KNOT",
-    "USAGE_THRESHOLD",
-    "USAGE_MAX_PER_TURN",
-    "PROMOTION_SALIENCE",
-    "PROMOTION_AGE",
-    "PROMOTION_MAX_ATTEMPTS",
-    "MATCH_THRESHOLD",
-    "PROMOTION_BATCH_SIZE",
-    "RESONANCE_RANKING",
-)
-
 # --- decay -----------------------------------------------------------------------------------------
 # Seconds in a day: decay counts fractional days since reinforced_at (seconds/day).
 SECONDS_PER_DAY: Final = 86_400.0
@@ -199,15 +181,14 @@ MIND_MODES_SETTING: Final = "modes"
 # search vector (dimensionless). The original's value for its model; each embedder's calibrated
 # value (EMBEDDER_THRESHOLDS, with the anchor floor) replaces it.
 GRAVITY_THRESHOLD: Final = 0.40
-# How resonance ranks what it found (SYNAPSE_RESONANCE_RANKING): "relevance" (the default) scores
-# every knot by the query — its fused full-text and cosine rank — plus the activation spreading
+# How resonance ranks what it found (SYNAPSE_RESONANCE_RANKING, "relevance" unless set): "relevance"
+# scores every knot by the query — its fused full-text and cosine rank — plus the activation spreading
 # brings it along edges (each step × the shell factor × the target's cosine to the query);
 # "seed" is the original's rule, weight_present × shell factor × sector factor over the anchors
 # and their spread, further anchors only filling up to `limit` (docs/synapse-model.md §5).
 RANKING_RELEVANCE: Final = "relevance"
 RANKING_SEED: Final = "seed"
 RANKINGS: Final = (RANKING_RELEVANCE, RANKING_SEED)
-RESONANCE_RANKING: Final = RANKING_RELEVANCE
 # Share of its activation a knot passes along each hop in the relevance ranking (dimensionless).
 # LoCoMo development split, hashing, recall@10: 3.0 → 0.536, 1.0 → 0.592, 0.5 → 0.595, 0.25 →
 # 0.597 (docs/benchmarks.md → LoCoMo): an association confirms, it does not outvote the query.

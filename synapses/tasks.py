@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from django_q.tasks import async_task
 
-from memoryproject.outage import waits_out_outages
+from memoryproject.embedded.outage import waits_out_outages
 from synapses.config import setting
 from synapses.promotion.service import memories_promote as memories_promote_service
 from synapses.upkeep.decay import knots_decay as knots_decay_service

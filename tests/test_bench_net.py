@@ -63,12 +63,12 @@ def test_the_net_fixture_holds_one_presence_and_one_origin_link_per_knot_and_edg
         assert low - 1e-9 <= edge.weight_raw <= high + 1e-9
 
     # Presence: inactive exactly where it fell below MIN_WEIGHT, and some knots faded.
-    from synapses.config import setting
+    from synapses.config import synapse_settings
 
     presence = KnotPresence.objects.filter(knot__mind_id=net.mind_id)
     assert presence.filter(is_active=False).exists()
-    assert not presence.filter(is_active=False, weight_present__gte=setting("MIN_WEIGHT")).exists()
-    assert not presence.filter(is_active=True, weight_present__lt=setting("MIN_WEIGHT")).exists()
+    assert not presence.filter(is_active=False, weight_present__gte=synapse_settings.MIN_WEIGHT).exists()
+    assert not presence.filter(is_active=True, weight_present__lt=synapse_settings.MIN_WEIGHT).exists()
     # Every index dropped for the load is back.
     assert _index_names() == indexes_before
 
@@ -76,7 +76,7 @@ def test_the_net_fixture_holds_one_presence_and_one_origin_link_per_knot_and_edg
 @pytest.mark.django_db(transaction=True)
 def test_a_decay_round_runs_the_service_and_the_bare_statement_on_the_same_knots_in_alternating_order():
     from bench.net_fixture import net_build
-    from synapses.config import setting
+    from synapses.config import synapse_settings
     from synapses.models import KnotPresence
 
     net = net_build(knots=200, distinct=50, seed=4, edge_pairs=0, hnsw=False)
@@ -92,7 +92,7 @@ def test_a_decay_round_runs_the_service_and_the_bare_statement_on_the_same_knots
         assert after["knots_decayed"] == before["knots_decayed"] - before["knots_deactivated"]
     # The last run (day 4) left every active knot at presence_base · e^(−rate · days since reinforced_at).
     last = start + timedelta(days=4)
-    rate = setting("DECAY_RATE")
+    rate = synapse_settings.DECAY_RATE
     for row in KnotPresence.objects.filter(knot__mind_id=net.mind_id, is_active=True)[:20]:
         days = (last - row.reinforced_at).total_seconds() / 86_400
         assert row.weight_present == pytest.approx(row.presence_base * math.exp(-rate * days), rel=1e-9)

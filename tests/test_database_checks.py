@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from memoryproject.database_checks import (
+from memoryproject.embedded.checks import (
     database_versions,
     postgresql_and_pgvector_versions,
     postgresql_version_text,

@@ -24,8 +24,8 @@ import psutil
 import psycopg
 import pytest
 
-from memoryproject.embedded_db import clients_file_path, stop_embedded_server
-from memoryproject.port_check import free_port as _free_port
+from memoryproject.embedded.port import free_port as _free_port
+from memoryproject.embedded.server import clients_file_path, stop_embedded_server
 
 ROOT = Path(__file__).resolve().parent.parent
 # `manage.py serve` on a fresh database migrates first; on a shared 2-core machine that takes a while.
@@ -249,7 +249,7 @@ def test_a_forked_child_exiting_does_not_stop_the_server_of_its_parent(var_dir):
     completed = python(
         var_dir,
         "import os, sys, django; django.setup()\n"
-        "from memoryproject.embedded_db import _postmaster\n"
+        "from memoryproject.embedded.server import _postmaster\n"
         "from django.conf import settings\n"
         "child = os.fork()\n"
         "if child == 0:\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryproject import embedded_db
+from memoryproject.embedded import server as embedded_db
 
 PAGE = 4096
 MB = 2**20

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryproject.embedded_upgrade import (
+from memoryproject.embedded.upgrade import (
     NEW_MAJOR,
     OLD_MAJOR,
     UPGRADE_REQUIREMENTS,
@@ -262,7 +262,7 @@ def _embedded_database_url_in_subprocess(pgdata: Path, sql: str = "") -> subproc
     """Start the app's way on `pgdata` in a process of its own and, while it is attached, run `sql`
     with psql; its last line of output is psql's answer. The process started the new server, so
     the server stops when it exits (docs/operations.md, the embedded server's lifetime)."""
-    code = "import pathlib, subprocess, sys; from memoryproject.embedded_db import embedded_database_url; "
+    code = "import pathlib, subprocess, sys; from memoryproject.embedded.server import embedded_database_url; "
     code += "uri = embedded_database_url(pathlib.Path(sys.argv[1])); "
     code += "print(subprocess.run([sys.argv[2], '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', uri], input=sys.argv[3], "
     code += "capture_output=True, text=True, check=True).stdout.strip().replace(chr(10), ' '))"

@@ -26,8 +26,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from memoryproject.port_check import free_port as _free_port
-from memoryproject.port_check import listen_problem
+from memoryproject.embedded.port import free_port as _free_port
+from memoryproject.embedded.port import listen_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 # The promise: a fresh start answers /health within a minute.
@@ -120,7 +120,7 @@ def var_dir():
     path = ROOT / "var" / "tmp" / f"serve-{uuid.uuid4().hex[:8]}"
     path.mkdir(parents=True)
     yield path
-    from memoryproject.embedded_db import stop_embedded_server
+    from memoryproject.embedded.server import stop_embedded_server
 
     # serve's Ctrl-C has stopped the server it started; this is for a test that failed half-way.
     stop_embedded_server(path / "pgdata")

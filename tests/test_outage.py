@@ -32,7 +32,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memoryproject.outage import TASK_SKIPPED_FOR_OUTAGE, OutageLogFilter, outage, waits_out_outages
+from memoryproject.embedded.outage import TASK_SKIPPED_FOR_OUTAGE, OutageLogFilter, outage, waits_out_outages
 from memoryproject.schedules import SCHEDULES
 from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
 from pipelinelog.models import LogEntry
@@ -373,7 +373,7 @@ def test_a_task_an_outage_stops_ends_with_one_line_and_no_traceback(no_outage, c
         calls.append(batch)
         raise error
 
-    with caplog.at_level(logging.WARNING, logger="memoryproject.outage"):
+    with caplog.at_level(logging.WARNING, logger="memoryproject.embedded.outage"):
         first, second = sweep(1), sweep(2)
 
     assert calls == [1, 2]
@@ -411,7 +411,7 @@ def test_a_new_connection_ends_the_outage_with_one_line(no_outage, caplog):
     no_outage.report(_real_outage_error())
     caplog.clear()
 
-    with caplog.at_level(logging.WARNING, logger="memoryproject.outage"):
+    with caplog.at_level(logging.WARNING, logger="memoryproject.embedded.outage"):
         no_outage.connected()
         no_outage.connected()  # not an outage any more: nothing to say
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from memoryproject.converters import MindIdConverter
-from memoryproject.port_check import listen_problem
+from memoryproject.embedded.port import listen_problem
 from tests.test_make_run import (
     ROOT,
     Served,

@@ -6,7 +6,7 @@
 
 Builds a throw-away database (bench.database), stores every conversation as a mind, asks every
 question of categories 1–4 with at least one evidence turn of every system, prints the table and,
-with --json, writes the results. docs/benchmarks.md → LoCoMo explains the method.
+with --json, writes the results. The method: docs/benchmarks.md → LoCoMo retrieval.
 """
 
 from __future__ import annotations

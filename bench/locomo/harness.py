@@ -19,7 +19,7 @@ from bench.locomo.metrics import Outcome, recall_at_k, system_summary
 from bench.locomo.systems import System
 from memories.api.serializers import MAX_SYNC_MEMORIES, SyncRequestSerializer
 from memories.models import Memory
-from memories.services.memory import memories_sync
+from memories.services.sync import memories_sync
 from minds.access import caller_of
 from minds.authentication import AgentPrincipal
 from minds.models import Mind

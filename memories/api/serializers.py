@@ -103,7 +103,7 @@ class MemorySerializer(serializers.Serializer):
         return memory.verified_by.email if memory.verified_by_id else None
 
     def get_knot_id(self, memory) -> int | None:
-        """The knot holding this content, once the synapse model promoted it (null while pending)."""
+        """The knot holding this content once promotion placed it in the net (null while pending)."""
         memories_knot_ids_attach([memory])
         return memory.knot_id
 

@@ -36,13 +36,13 @@ from memories.selectors.memory import (
 )
 from memories.services.idempotency import idempotency_request_hash, idempotency_run
 from memories.services.memory import (
-    memories_sync,
     memory_delete,
     memory_store,
     memory_unverify,
     memory_update,
     memory_verify,
 )
+from memories.services.sync import memories_sync
 from memoryproject.api.headers import header_value_problem
 from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.pagination import LimitOffsetPaging, page_response

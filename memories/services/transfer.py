@@ -27,7 +27,6 @@ from memories.selectors.memory import memories_of
 from memories.services.memory import (
     PLAIN_FIELDS,
     SALIENCE_BY_PRIORITY,
-    SYNC_UPDATE_BATCH,
     audit_row,
     embed_all,
     memories_for_write,
@@ -36,6 +35,7 @@ from memories.services.memory import (
     memory_model_check,
 )
 from memories.services.provenance import import_downgrades, import_provenance, import_verified
+from memories.services.sync import SYNC_UPDATE_BATCH
 from memoryproject.contributions import (
     ImportedSection,
     contributed_export_sections,

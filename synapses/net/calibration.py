@@ -77,11 +77,6 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     return matrix / norms
 
 
-def pair_count(knots: int) -> int:
-    """Unordered pairs of `knots` distinct knots."""
-    return knots * (knots - 1) // 2
-
-
 def sample_indices(total: int, *, max_knots: int = MAX_CALIBRATION_KNOTS, rng: np.random.Generator) -> np.ndarray:
     """All of range(total), or `max_knots` of them drawn uniformly without replacement, sorted."""
     if total <= max_knots:

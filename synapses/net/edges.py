@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from synapses import constants
-from synapses.config import edge_parameters, setting
+from synapses.config import synapse_settings
 from synapses.models import Edge, Knot
 from synapses.net.geometry import (
     LAYER_COLUMNS,
@@ -33,6 +33,7 @@ from synapses.net.geometry import (
     timeline_depth,
 )
 from synapses.net.selectors.candidates import Candidate, NetFacts, edge_candidates
+from synapses.net.sql import EDGES_INSERT_SQL
 
 # What edge formation reads of a knot (no content, no full-text vector).
 _FORMATION_FIELDS = (
@@ -89,31 +90,13 @@ def edge_row(
     }
 
 
-# All rows of one formation in one statement, fed as one JSON array: the ORM's bulk_create built
-# and converted 1,200 placeholders for 100 rows in Python, which took longer than PostgreSQL's
-# insert (measured: 0.35 s of client work against 11 ms in the server on a loaded machine).
-# Two formations of neighbouring knots in parallel (both knots committed, neither's edges yet)
-# may both write their pair: the first one's rows stand (ON CONFLICT DO NOTHING).
-_INSERT_SQL = """
-INSERT INTO {edge} (mind_id, source_id, target_id, weight_raw, weight_anchor, layers, shared_entities,
-                    shared_themes, time_distance, cosine_initial, layer_count, created_at)
-SELECT %(mind_id)s, r.source_id, r.target_id, r.weight_raw, r.weight_anchor, r.layers, r.shared_entities,
-       r.shared_themes, r.time_distance, r.cosine_initial, r.layer_count, %(now)s
-  FROM jsonb_to_recordset(%(rows)s::jsonb) AS r(
-       source_id bigint, target_id bigint, weight_raw double precision, weight_anchor double precision,
-       layers varchar(16)[], shared_entities bigint[], shared_themes varchar(64)[],
-       time_distance double precision, cosine_initial double precision, layer_count smallint)
-ON CONFLICT DO NOTHING
-"""
-
-
 def edges_insert(*, mind_id: str, rows: list[dict[str, object]]) -> int:
     """Insert Edge rows (as edge_row gives them) in one statement; the number inserted."""
     if not rows:
         return 0
     with connection.cursor() as cursor:
         cursor.execute(
-            _INSERT_SQL.format(edge=Edge._meta.db_table),
+            EDGES_INSERT_SQL,
             {"mind_id": mind_id, "now": timezone.now(), "rows": json.dumps(rows)},
         )
         return cursor.rowcount
@@ -222,10 +205,10 @@ def _hits(depths: np.ndarray, shared: _Shared, cosine: float) -> dict[str, Layer
 def _edges_form(
     *, knot: Knot, params: EdgeParameters, formed_before: bool, facts: NetFacts | None = None
 ) -> EdgesFormed:
-    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    cap = synapse_settings.MAX_EDGE_PAIRS_PER_KNOT
     found = edge_candidates(
         knot=knot,
-        embedding_candidates=setting("EMBEDDING_CANDIDATES"),
+        embedding_candidates=synapse_settings.EMBEDDING_CANDIDATES,
         layer_candidates=constants.LAYER_CANDIDATES,
         tolerances=params.tolerances,
         common_carriers=cap,
@@ -280,7 +263,7 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None, facts: 
 
     Knots it already has an edge to are no candidates, so a second call only adds pairs it lacks.
 
-    `params` defaults to the server's (synapses.config.edge_parameters: the embedder's calibrated
+    `params` defaults to the server's (synapses.config.synapse_settings.edge_parameters: the embedder's calibrated
     embedding threshold). A fixed number of statements whatever the net's size: the vector plan,
     the candidates, one bulk insert (none when no layer fires); inside the caller's transaction
     (no savepoint: an error aborts the caller's transaction or savepoint), or a transaction of
@@ -289,7 +272,9 @@ def knot_edges_form(*, knot: Knot, params: EdgeParameters | None = None, facts: 
     # No savepoint of its own inside a transaction (a promotion's): a failure there rolls the
     # caller's unit of work back anyway, and the pair of statements is saved per knot.
     with transaction.atomic(savepoint=False):
-        return _edges_form(knot=knot, params=params or edge_parameters(), formed_before=False, facts=facts)
+        return _edges_form(
+            knot=knot, params=params or synapse_settings.edge_parameters, formed_before=False, facts=facts
+        )
 
 
 @dataclass(frozen=True)
@@ -313,7 +298,7 @@ def mind_edges_rebuild(
     edges until the new ones are complete, and a rebuild that fails leaves the old ones.
     `progress` is called after each knot.
     """
-    params = params or edge_parameters()
+    params = params or synapse_settings.edge_parameters
     totals: Counter[str] = Counter()
     knots = pairs = 0
     facts = NetFacts()  # one transaction: what one knot's formation counted holds for the next

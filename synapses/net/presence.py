@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.models import KnotPresence
 from synapses.net.geometry import half_reactivation_presence
 
@@ -20,7 +20,7 @@ def knot_half_reactivate(
     reset, so the next decay continues from it (decaying from the anchor would undo it). The
     knot's raw and anchor weights and its activation count stay as they are.
     """
-    min_weight = setting("MIN_WEIGHT") if min_weight is None else min_weight
+    min_weight = synapse_settings.MIN_WEIGHT if min_weight is None else min_weight
     now = now or timezone.now()
     value = half_reactivation_presence(presence.knot.weight_anchor, min_weight)
     presence.presence_base = presence.weight_present = value

@@ -1,5 +1,5 @@
 """The forms of the net's pages in the human UI (docs/ui.md): the picture's filters, an entity's
-names, a merge, and the recall preview's question.
+names, a merge, the recall preview's question, and a goal to create or change.
 
 They parse what a browser sends (aliases as comma-separated text, ids as numbers) within the
 limits the API's serializers apply; the services then check what only the net knows (a name
@@ -13,7 +13,7 @@ from django import forms
 from memories.api.overview_serializers import RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
-from synapses.api.serializers import GRAPH_MAX_NODES
+from synapses.api.serializers import GOAL_STATEMENT_MAX_CHARS, GRAPH_MAX_NODES
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
 # The largest id a row of the net can have (PostgreSQL's bigint); a larger number is no entity.
@@ -94,3 +94,31 @@ class RecallForm(forms.Form):
 
     def clean_q(self) -> str:
         return self.cleaned_data["q"].strip()
+
+
+# A goal: the limits are the API's (a statement of at most GOAL_STATEMENT_MAX_CHARS characters, a
+# motivation from 0 to 1), so the goal page accepts exactly what POST /synapses/goals and
+# PATCH /synapses/goals/{id} accept.
+# What a new goal's motivation box starts at (0..1): halfway, for the person to move.
+GOAL_MOTIVATION_INITIAL = 0.5
+
+
+class GoalForm(forms.Form):
+    """A whole goal: the page sends every field (an unticked box is an inactive goal)."""
+
+    statement = forms.CharField(
+        max_length=GOAL_STATEMENT_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="What the mind strives for, e.g. “finish the house move by March”.",
+    )
+    motivation = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        initial=GOAL_MOTIVATION_INITIAL,
+        widget=forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+        help_text="How strongly the mind pursues it, from 0 to 1; recall notices more of what strong goals touch.",
+    )
+    active = forms.BooleanField(required=False, initial=True, help_text="Only active goals bend recall.")
+
+    def clean_statement(self) -> str:
+        return self.cleaned_data["statement"].strip()

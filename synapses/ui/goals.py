@@ -18,7 +18,7 @@ from minds.access import Access, mind_get_for
 from minds.models import Mind
 from synapses.net.selectors import knots as queries
 from synapses.resonance.goals import goal_create, goal_delete, goal_update
-from synapses.ui.goal_forms import GoalForm
+from synapses.ui.forms import GoalForm
 
 GOALS_PAGE = "ui-mind-goals"
 

@@ -19,29 +19,13 @@ from django.utils import timezone
 
 from pipelinelog.services import prune_log
 from pipelinelog.spans import span
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.constants import SECONDS_PER_DAY
 from synapses.models import DecayRun, KnotPresence
+from synapses.upkeep.sql import DECAY_SQL
 
-# The presence table's name as the model declares it (the span records it too).
+# The presence table's name as the model declares it (the span records it).
 _PRESENCE_TABLE = KnotPresence._meta.db_table
-# Both the new presence and the deactivation come from the same expression; days before
-# reinforced_at (a clock set back) count as 0, so the presence never grows.
-# The only interpolation is the model's own table name, never input.
-_DECAY_SQL = f"""
-WITH decayed AS (
-    UPDATE {_PRESENCE_TABLE}
-    SET weight_present = presence_base * exp(-%(rate)s * GREATEST(
-            EXTRACT(EPOCH FROM (%(now)s - reinforced_at))::double precision, 0) / %(seconds_per_day)s),
-        decayed_at = %(now)s,
-        is_active = presence_base * exp(-%(rate)s * GREATEST(
-            EXTRACT(EPOCH FROM (%(now)s - reinforced_at))::double precision, 0) / %(seconds_per_day)s)
-            >= %(min_weight)s
-    WHERE is_active
-    RETURNING is_active
-)
-SELECT count(*), count(*) FILTER (WHERE NOT is_active) FROM decayed
-"""  # noqa: S608
 
 
 @dataclass(frozen=True)
@@ -57,7 +41,7 @@ def presence_decay(*, rate: float, min_weight: float, now: datetime) -> tuple[in
         raise ValueError(f"rate and min_weight must be 0 or more (got rate={rate}, min_weight={min_weight})")
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            _DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
+            DECAY_SQL, {"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY}
         )
         decayed, deactivated = cursor.fetchone()
         DecayRun.objects.create(
@@ -75,8 +59,8 @@ def knots_decay(
     independent: the retention step runs even when the decay failed (and the error is raised
     after it), as the decay's result is committed before retention starts.
     """
-    rate = setting("DECAY_RATE") if rate is None else rate
-    min_weight = setting("MIN_WEIGHT") if min_weight is None else min_weight
+    rate = synapse_settings.DECAY_RATE if rate is None else rate
+    min_weight = synapse_settings.MIN_WEIGHT if min_weight is None else min_weight
     now = now or timezone.now()
     with span("synapses.decay") as sp:
         sp.input({"rate": rate, "min_weight": min_weight, "now": now, "seconds_per_day": SECONDS_PER_DAY})

@@ -28,8 +28,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from memoryproject.domain import Conflict, ValidationFailed
-from synapses.models import Entity, Knot
+from synapses.models import Entity
 from synapses.net.edges import EdgesFormed
+from synapses.upkeep.sql import ENTITY_MERGE_KNOTS_SQL, KNOTS_MENTIONING_GAIN_SQL, NAMES_TAKEN_SQL
 from synapses.upkeep.triggers import entity_edges_recompute
 
 # Longest name or alias (characters), as Entity.name holds.
@@ -62,12 +63,8 @@ def _taken(mind_id: str, names: list[str], *, besides: Iterable[int] = ()) -> di
     keys = [name.lower() for name in names]
     if not keys:
         return {}
-    sql = f"""
-        SELECT lower(n), e.name FROM {Entity._meta.db_table} e, unnest(array_prepend(e.name, e.aliases)) AS n
-         WHERE e.mind_id = %(mind)s AND lower(n) = ANY(%(keys)s::text[]) AND NOT (e.id = ANY(%(besides)s::bigint[]))
-    """  # noqa: S608 — the table name is ours, values are parameters
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"mind": mind_id, "keys": keys, "besides": list(besides)})
+        cursor.execute(NAMES_TAKEN_SQL, {"mind": mind_id, "keys": keys, "besides": list(besides)})
         return dict(cursor.fetchall())
 
 
@@ -104,13 +101,8 @@ def _knots_mentioning_gain(mind_id: str, entity_id: int, names: list[str]) -> in
     if not names:
         return 0
     patterns = [_word_pattern(name) for name in names]
-    sql = f"""
-        UPDATE {Knot._meta.db_table} SET entities = array_append(entities, %(entity)s)
-         WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
-           AND content ~* ANY(%(patterns)s::text[])
-    """  # noqa: S608 — the table name is ours, values are parameters
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"mind": mind_id, "entity": entity_id, "patterns": patterns})
+        cursor.execute(KNOTS_MENTIONING_GAIN_SQL, {"mind": mind_id, "entity": entity_id, "patterns": patterns})
         return cursor.rowcount
 
 
@@ -160,19 +152,12 @@ def entity_merge(*, entity: Entity, into: Entity) -> EntityChanged:
     if entity.mind_id != into.mind_id:
         raise ValidationFailed({"into": ["Both entities must belong to the same mind."]})
     aliases = _own_names_check(into.name, [*into.aliases, entity.name, *entity.aliases])
-    sql = f"""
-        UPDATE {Knot._meta.db_table}
-           SET entities = CASE WHEN entities @> ARRAY[%(into)s]::bigint[]
-                               THEN array_remove(entities, %(gone)s)
-                               ELSE array_replace(entities, %(gone)s, %(into)s) END
-         WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
-    """  # noqa: S608 — the table name is ours, values are parameters
     with transaction.atomic():
         locked = list(Entity.objects.select_for_update().filter(Q(pk=entity.pk) | Q(pk=into.pk)).order_by("pk"))
         if len(locked) != 2:
             raise ValidationFailed({"into": ["One of the two entities was deleted meanwhile; list them again."]})
         with connection.cursor() as cursor:
-            cursor.execute(sql, {"mind": entity.mind_id, "into": into.pk, "gone": entity.pk})
+            cursor.execute(ENTITY_MERGE_KNOTS_SQL, {"mind": entity.mind_id, "into": into.pk, "gone": entity.pk})
             moved = cursor.rowcount
         gone_id = entity.pk
         entity.delete()

@@ -27,7 +27,7 @@ from pgvector.django import CosineDistance
 from memories.embedders import get_embedder
 from pipelinelog.spans import span
 from synapses import constants
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Knot, KnotPresence
 from synapses.net.geometry import damp
@@ -128,8 +128,8 @@ def knots_used_reinforce(
     An empty answer or no candidate is a report with its outcome, not an error. One span
     `synapses.reinforcement`.
     """
-    threshold = setting("USAGE_THRESHOLD") if threshold is None else threshold
-    cap = setting("USAGE_MAX_PER_TURN") if cap is None else cap
+    threshold = synapse_settings.USAGE_THRESHOLD if threshold is None else threshold
+    cap = synapse_settings.USAGE_MAX_PER_TURN if cap is None else cap
     now = now or timezone.now()
     offered = list(dict.fromkeys(knot_ids))
     text = answer.strip()[: constants.USAGE_ANSWER_CHARS]
@@ -172,7 +172,7 @@ def knots_used_reinforce(
                 "closest_rejected": None if closest_rejected is None else closest_rejected.nearness,
             }
         )
-        hits = _reinforce(mind_id, used, boost=setting("REINFORCEMENT_BOOST"), now=now)
+        hits = _reinforce(mind_id, used, boost=synapse_settings.REINFORCEMENT_BOOST, now=now)
         sp.db_write(
             {
                 "table": "synapses_knot",

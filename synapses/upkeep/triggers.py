@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from synapses import constants
-from synapses.config import edge_parameters, setting
+from synapses.config import synapse_settings
 from synapses.models import Edge, Knot
 from synapses.net.edges import EdgesFormed, common_entities, entity_carriers_probe, entity_params
 from synapses.net.geometry import (
@@ -90,7 +90,7 @@ def _edges_recompute(edges: QuerySet[Edge], *, live: Collection[str], params: Ed
             *_EDGE_FIELDS, *(f"source__{name}" for name in _KNOT_FIELDS), *(f"target__{name}" for name in _KNOT_FIELDS)
         )
     )
-    cap = setting("MAX_EDGE_PAIRS_PER_KNOT")
+    cap = synapse_settings.MAX_EDGE_PAIRS_PER_KNOT
     shared = sorted({entity for edge in rows for entity in (*edge.source.entities, *edge.target.entities)})
     mind_id = rows[0].mind_id if rows else ""
     carriers = entity_carriers(mind_id=mind_id, entity_ids=shared, carriers_probe=entity_carriers_probe(cap))
@@ -157,7 +157,7 @@ def knot_edges_recompute(*, knot: Knot, params: EdgeParameters | None = None) ->
     `pairs_written` those updated (all of them: no pair loses a frozen layer).
     """
     with transaction.atomic():
-        return _edges_recompute(_edges_of(knot), live=(), params=params or edge_parameters())
+        return _edges_recompute(_edges_of(knot), live=(), params=params or synapse_settings.edge_parameters)
 
 
 def entity_edges_recompute(
@@ -176,7 +176,9 @@ def entity_edges_recompute(
         Q(shared_entities__overlap=ids) | Q(source__in=carriers) | Q(target__in=carriers), mind_id=mind_id
     )
     with transaction.atomic():
-        return _edges_recompute(edges, live=(constants.LAYER_ENTITY,), params=params or edge_parameters())
+        return _edges_recompute(
+            edges, live=(constants.LAYER_ENTITY,), params=params or synapse_settings.edge_parameters
+        )
 
 
 def knot_time_anchor_correct(
@@ -193,4 +195,6 @@ def knot_time_anchor_correct(
     with transaction.atomic():
         Knot.objects.filter(pk=knot.pk).update(event_time=event_time, event_precision=event_precision)
         knot.event_time, knot.event_precision = event_time, event_precision
-        return _edges_recompute(_edges_of(knot), live=(constants.LAYER_TIMELINE,), params=params or edge_parameters())
+        return _edges_recompute(
+            _edges_of(knot), live=(constants.LAYER_TIMELINE,), params=params or synapse_settings.edge_parameters
+        )

@@ -10,7 +10,7 @@ from django.db import connection
 
 from mcpserver.calls import tool_call
 from memories.models import Memory
-from memoryproject.outage import outage
+from memoryproject.embedded.outage import outage
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from memories.models import Memory
-from memoryproject.port_check import free_port
+from memoryproject.embedded.port import free_port
 from pipelinelog.models import LogEntry
 from synapses.models import Knot
 

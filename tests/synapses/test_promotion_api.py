@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from memories.lifecycle import PROMOTE_TASK
 from synapses import tasks
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.models import Edge, Knot, KnotPresence, LinkKind, MemoryKnot
 from synapses.net.geometry import cosine_similarity
 from synapses.upkeep.decay import knots_decay
@@ -54,7 +54,7 @@ def test_two_memories_sharing_an_entity_become_two_knots_joined_by_the_entity_la
     knots = {knot.memory_id: knot for knot in Knot.objects.filter(mind=mind.mind)}
     assert set(knots) == {garden["id"], taxes["id"]}
     strong, weak = knots[garden["id"]], knots[taxes["id"]]
-    assert cosine_similarity(strong.embedding, weak.embedding) <= setting("EMBEDDING_THRESHOLD")
+    assert cosine_similarity(strong.embedding, weak.embedding) <= synapse_settings.EMBEDDING_THRESHOLD
     assert strong.entities == weak.entities and len(strong.entities) == 1
 
     edges = {(edge.source_id, edge.target_id): edge for edge in Edge.objects.filter(mind=mind.mind)}

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memories.embedders import get_embedder
 from minds.models import Mind
-from synapses.config import threshold_current
+from synapses.config import synapse_settings
 from synapses.net.calibration import MAX_CALIBRATION_KNOTS, calibration_table, light_edits, pair_cosines, sample_indices
 from synapses.net.selectors.candidates import knot_vectors_sample
 
@@ -64,7 +64,7 @@ class Command(BaseCommand):
         self.stdout.write(
             calibration_table(
                 cosines=pair_cosines(vectors),
-                current={name: threshold_current(name) for name in SHOWN},
+                current={name: getattr(synapse_settings, name) for name in SHOWN},
                 knots=total,
                 sampled=len(vectors),
                 duplicates=duplicates,

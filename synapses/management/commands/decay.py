@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.upkeep.decay import knots_decay
 
 
@@ -8,9 +8,12 @@ class Command(BaseCommand):
     help = "Decay every active knot's presence and prune the pipeline log (what the daily job does)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--rate", type=float, default=None, help=f"per day (default {setting('DECAY_RATE')})")
+        parser.add_argument("--rate", type=float, default=None, help=f"per day (default {synapse_settings.DECAY_RATE})")
         parser.add_argument(
-            "--min-weight", type=float, default=None, help=f"deactivate below this (default {setting('MIN_WEIGHT')})"
+            "--min-weight",
+            type=float,
+            default=None,
+            help=f"deactivate below this (default {synapse_settings.MIN_WEIGHT})",
         )
 
     def handle(self, *args, rate: float | None, min_weight: float | None, **options):

@@ -26,16 +26,15 @@ import numpy as np
 from django.db import connection, models
 
 from memories.selectors.vector_plan import (
-    HNSW_SETTINGS_COLUMNS,
     VectorPlan,
-    distance_orders,
     exact_scan_probe,
     hnsw_settings,
     plan_for,
     rows_under_hnsw_settings,
 )
 from synapses import constants
-from synapses.models import Edge, Knot, KnotPresence
+from synapses.models import Knot
+from synapses.net.sql import EDGE_CANDIDATES_SQL, ENTITY_CARRIERS_SQL, KNOT_PLAN_SQL, CandidateLists
 
 # Calendar days a window must reach beyond `tolerance` units of each precision so that every
 # anchor the timeline layer accepts lies inside it (days per unit, rounded up; the layer itself
@@ -100,22 +99,6 @@ def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
     return "[" + ",".join(map(str, np.asarray(vector, dtype=np.float64).tolist())) + "]"
 
 
-# How many active knots the mind has, counted up to the exact-scan bound from the presence
-# table's (mind, is_active) index alone; how many knots carry each of the given entities (GIN on
-# entities), each counted up to a probe; and this transaction's HNSW settings (set_config(…, true)
-# is SET LOCAL). One statement, whichever plan follows.
-_PLAN_SQL = f"""
-SELECT count(*),
-       (SELECT coalesce(array_agg(carriers.n ORDER BY e.ord), '{{{{}}}}')
-          FROM unnest(%(entities)s::bigint[]) WITH ORDINALITY AS e(id, ord),
-               LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM {{knot}} k
-                         WHERE k.mind_id = %(mind_id)s AND k.entities @> ARRAY[e.id] LIMIT %(carriers_probe)s) AS c
-               ) AS carriers),
-       {HNSW_SETTINGS_COLUMNS}
-  FROM (SELECT 1 FROM {{presence}} WHERE mind_id = %(mind_id)s AND is_active LIMIT %(probe)s) AS active_knots
-"""  # noqa: S608 — only constants are formatted in
-
-
 @dataclass
 class NetFacts:
     """What one promotion run learned of the net and keeps for its later memories and batches.
@@ -176,7 +159,7 @@ def knot_vector_plan(
         **net_hnsw_settings(candidates),
     }
     with connection.cursor() as cursor:
-        cursor.execute(_PLAN_SQL.format(presence=KnotPresence._meta.db_table, knot=Knot._meta.db_table), params)
+        cursor.execute(KNOT_PLAN_SQL, params)
         active, carriers = cursor.fetchone()[:2]
     carriers_of = {**known, **dict(zip(counted, carriers or (), strict=False))}
     above = known_above or plan_for(active) is VectorPlan.HNSW
@@ -186,79 +169,6 @@ def knot_vector_plan(
         for entity in counted:
             facts.carriers_at_least[entity] = max(facts.carriers_at_least.get(entity, 0), carriers_of.get(entity, 0))
     return KnotPlan(vector_plan=VectorPlan.HNSW if above else VectorPlan.EXACT, carriers=carriers_of)
-
-
-# The nearest-vector list's order under each plan (vector_plan.distance_orders).
-_NEAREST_ORDER = distance_orders("k.embedding")
-
-# The mind's active knots other than the one whose edges are formed (and, when rebuilding, only
-# those formed before it), in two forms. The nearest-vector list joins the presence table: its
-# exact plan reads every active knot of a small mind anyway. The layer lists probe each knot
-# they find by the presence's primary key (a scalar subquery is a per-row probe the planner
-# cannot turn into a hash join): measured at 100,000 knots, the timeline list's hash join read
-# all 100,000 presence rows to keep the 1,532 knots of its time window.
-_ACTIVE_OTHERS = """FROM {knot} k JOIN {presence} p ON p.knot_id = k.id
-    WHERE k.mind_id = %(mind_id)s AND p.is_active AND k.id <> %(knot_id)s {before}"""
-_ACTIVE_OTHERS_PROBED = """FROM {knot} k
-    WHERE k.mind_id = %(mind_id)s AND k.id <> %(knot_id)s {before}
-      AND (SELECT p.is_active FROM {presence} p WHERE p.knot_id = k.id)"""
-_BEFORE = "AND (k.source_created_at, k.id) < (%(before_at)s, %(before_id)s)"
-
-# What every list returns of a knot: its columns as edge formation reads them, and its cosine to
-# the new knot. Entities, themes and the event time only where they can make a layer with the new
-# knot (an overlap, the same precision), else NULL: most candidates share none of them, and the
-# client then decodes no array and no timestamp for them (measured at 100,000 knots: the decoding
-# of ~600 candidates' arrays and timestamps was most of a formation's Python).
-_COLUMNS = """k.id, k.weight_anchor,
-       CASE WHEN k.entities && %(own_entities)s::bigint[] THEN k.entities END AS entities,
-       CASE WHEN k.themes && %(own_themes)s::varchar[] THEN k.themes END AS themes,
-       CASE WHEN k.event_precision = %(own_precision)s THEN k.event_time END AS event_time,
-       k.event_precision, k.embedding"""
-
-_LISTS = {
-    "embedding": "SELECT {columns} {others} ORDER BY {order} LIMIT %(embedding_candidates)s",
-    "entity": (
-        "SELECT {columns} {probed} AND k.entities && %(entities)s::bigint[]"
-        " ORDER BY k.id DESC LIMIT %(layer_candidates)s"
-    ),
-    "themes": (
-        "SELECT {columns} {probed} AND k.themes && %(themes)s::varchar[] ORDER BY k.id DESC LIMIT %(layer_candidates)s"
-    ),
-    # The nearest in time of the window: the nearest after the anchor and the nearest before it,
-    # each read in the time index's order and stopped at the list's length, then the nearest of
-    # both (the same knots as ordering the whole window by distance, without reading all of it).
-    # Its rows have the new knot's precision, so their event_time column is the knot's own.
-    "timeline": (
-        "SELECT around.* FROM ("
-        "(SELECT {columns} {probed} AND k.event_precision = %(precision)s"
-        " AND k.event_time >= %(event_time)s AND k.event_time <= %(time_to)s"
-        " ORDER BY k.event_time LIMIT %(layer_candidates)s)"
-        " UNION ALL "
-        "(SELECT {columns} {probed} AND k.event_precision = %(precision)s"
-        " AND k.event_time < %(event_time)s AND k.event_time >= %(time_from)s"
-        " ORDER BY k.event_time DESC LIMIT %(layer_candidates)s)"
-        ") AS around"
-        " ORDER BY abs(extract(epoch FROM around.event_time - %(event_time)s)) LIMIT %(layer_candidates)s"
-    ),
-}
-
-# The lists' rows as they come (a knot two lists found twice, identical), each knot once, without
-# those the new knot has an edge to. The rows carry their columns: no second read of the knots.
-# The cosine is computed here, once per candidate, not in the lists: the vectors are stored out of
-# line (TOAST), so each computation reads the vector's own pages, and the timeline list reads up
-# to twice its length before it keeps the nearest half. The event time travels as microseconds
-# since the epoch (an integer, exact): psycopg decodes a timestamptz in Python, an integer in C
-# (measured at 100,000 knots: a few hundred per formation were a tenth of its Python).
-_CANDIDATES_SQL = """
-SELECT d.id, d.weight_anchor, d.entities, d.themes, (extract(epoch FROM d.event_time) * 1000000)::bigint,
-       d.event_precision, 1 - (d.embedding <=> %(vector)s::vector) AS cosine
-  FROM (SELECT DISTINCT ON (c.id) c.*
-          FROM ({lists}) AS c
-         WHERE NOT EXISTS (SELECT 1 FROM {edge} e
-                            WHERE e.mind_id = %(mind_id)s AND e.source_id = %(knot_id)s AND e.target_id = c.id)
-         ORDER BY c.id) AS d
- ORDER BY d.id
-"""
 
 
 @dataclass(frozen=True)
@@ -297,9 +207,6 @@ def edge_candidates(
         facts=facts,
     )
     rare = [entity for entity in entities if plan.carriers.get(entity, 0) <= common_carriers]
-    before = _BEFORE if formed_before else ""
-    tables = {"knot": Knot._meta.db_table, "presence": KnotPresence._meta.db_table, "before": before}
-    others, probed = _ACTIVE_OTHERS.format(**tables), _ACTIVE_OTHERS_PROBED.format(**tables)
     params: dict[str, object] = {
         "mind_id": knot.mind_id,
         "knot_id": knot.pk,
@@ -312,20 +219,19 @@ def edge_candidates(
         "own_themes": list(knot.themes or ()),
         "own_precision": (knot.event_precision or None) if knot.event_time is not None else None,
     }
-    columns = _COLUMNS
-    lists = [_LISTS["embedding"].format(columns=columns, others=others, order=_NEAREST_ORDER[plan.vector_plan])]
+    timeline = knot.event_time is not None and knot.event_precision in tolerances
+    lists = CandidateLists(
+        plan=plan.vector_plan, formed_before=formed_before, entity=bool(rare), themes=bool(knot.themes),
+        timeline=timeline,
+    )  # fmt: skip
     if rare:
-        lists.append(_LISTS["entity"].format(columns=columns, probed=probed))
         params["entities"] = rare
     if knot.themes:
-        lists.append(_LISTS["themes"].format(columns=columns, probed=probed))
         params["themes"] = list(knot.themes)
-    if knot.event_time is not None and knot.event_precision in tolerances:
-        lists.append(_LISTS["timeline"].format(columns=columns, probed=probed))
+    if timeline:
         time_from, time_to = timeline_window(knot.event_time, knot.event_precision, tolerances)
         params.update(precision=knot.event_precision, time_from=time_from, time_to=time_to, event_time=knot.event_time)
-    union = " UNION ALL ".join(f"({sql})" for sql in lists)
-    sql = _CANDIDATES_SQL.format(edge=Edge._meta.db_table, lists=union)
+    sql = EDGE_CANDIDATES_SQL[lists]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -344,20 +250,13 @@ def edge_candidates(
     return EdgeCandidates(candidates=candidates, carriers=plan.carriers)
 
 
-_CARRIERS_SQL = """
-SELECT e.id, (SELECT count(*) FROM (SELECT 1 FROM {knot} k
-               WHERE k.mind_id = %(mind_id)s AND k.entities @> ARRAY[e.id] LIMIT %(carriers_probe)s) AS c)
-  FROM unnest(%(entities)s::bigint[]) AS e(id)
-"""
-
-
 def entity_carriers(*, mind_id: str, entity_ids: Sequence[int], carriers_probe: int) -> dict[int, int]:
     """How many knots of the mind carry each entity, counted up to `carriers_probe`. One statement."""
     if not entity_ids:
         return {}
     params = {"mind_id": mind_id, "entities": list(entity_ids), "carriers_probe": carriers_probe}
     with connection.cursor() as cursor:
-        cursor.execute(_CARRIERS_SQL.format(knot=Knot._meta.db_table), params)
+        cursor.execute(ENTITY_CARRIERS_SQL, params)
         return dict(cursor.fetchall())
 
 

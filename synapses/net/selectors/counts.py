@@ -15,7 +15,8 @@ from django.db import connection
 from django.db.models import Avg, Count, Exists, F, Max, Min, OuterRef, Q
 
 from memories.models import Memory, current_filter
-from synapses.models import DecayRun, Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot, PromotionAttempt
+from synapses.models import DecayRun, Edge, Knot, KnotPresence, MemoryKnot, PromotionAttempt
+from synapses.net.sql import MIND_COUNTS_SQL
 
 
 def net_service_counts() -> dict[str, int]:
@@ -30,15 +31,7 @@ def net_service_counts() -> dict[str, int]:
 def _mind_counts(mind_id: str) -> dict[str, int]:
     """Edges, entities and goals of one mind, in one statement (each count uses an index led by mind)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            SELECT (SELECT count(*) FROM {Edge._meta.db_table} WHERE mind_id = %(mind)s),
-                   (SELECT count(*) FROM {Entity._meta.db_table} WHERE mind_id = %(mind)s),
-                   (SELECT count(*) FROM {Goal._meta.db_table} WHERE mind_id = %(mind)s),
-                   (SELECT count(*) FROM {Goal._meta.db_table} WHERE mind_id = %(mind)s AND active)
-            """,  # noqa: S608 — the table names are ours, the mind is a parameter
-            {"mind": mind_id},
-        )
+        cursor.execute(MIND_COUNTS_SQL, {"mind": mind_id})
         edges, entities, goals, goals_active = cursor.fetchone()
     return {"edges": edges, "entities": entities, "goals": goals, "goals_active": goals_active}
 

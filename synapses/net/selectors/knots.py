@@ -17,6 +17,7 @@ from memories.models import Memory, current_filter
 from memories.selectors.overview import memories_related
 from memoryproject.domain import NotFound
 from synapses.models import Edge, Entity, Goal, Knot, MemoryKnot
+from synapses.net.sql import ENTITY_IDS_NAMED_SQL, ENTITY_KNOT_COUNTS_SQL
 
 KNOT_NOT_FOUND = "No knot with this id in this mind."
 GOAL_NOT_FOUND = "No goal with this id in this mind."
@@ -53,14 +54,8 @@ def knot_superseded(knot: Knot) -> bool:
 
 def entity_ids_named(mind_id: str, name: str) -> list[int]:
     """The ids of the mind's entities called `name` or having it as an alias (any case)."""
-    sql = f"""
-        SELECT e.id FROM {Entity._meta.db_table} e
-         WHERE e.mind_id = %(mind)s
-           AND (lower(e.name) = lower(%(name)s) OR EXISTS (SELECT 1 FROM unnest(e.aliases) a WHERE lower(a) = lower(%(name)s)))
-         ORDER BY e.id
-    """  # noqa: S608, E501 — the table name is ours, values are parameters
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"mind": mind_id, "name": name})
+        cursor.execute(ENTITY_IDS_NAMED_SQL, {"mind": mind_id, "name": name})
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -162,13 +157,8 @@ def entity_knot_counts(mind_id: str, ids: Sequence[int]) -> dict[int, int]:
     """How many knots carry each entity, in one query (the GIN index on `entities`)."""
     if not ids:
         return {}
-    sql = f"""
-        SELECT e, count(*) FROM {Knot._meta.db_table}, unnest(entities) AS e
-         WHERE mind_id = %(mind)s AND entities && %(ids)s::bigint[] AND e = ANY(%(ids)s::bigint[])
-         GROUP BY e
-    """  # noqa: S608 — the table name is ours, values are parameters
     with connection.cursor() as cursor:
-        cursor.execute(sql, {"mind": mind_id, "ids": list(ids)})
+        cursor.execute(ENTITY_KNOT_COUNTS_SQL, {"mind": mind_id, "ids": list(ids)})
         return dict(cursor.fetchall())
 
 

@@ -1,6 +1,6 @@
 """Is a TCP port free to listen on? Django-free, so `make run` asks before it installs or starts anything.
 
-`python -m memoryproject.port_check HOST PORT` prints one line and exits 1 when the port cannot
+`python -m memoryproject.embedded.port HOST PORT` prints one line and exits 1 when the port cannot
 be used; `manage.py serve` asks the same before it migrates or starts a process.
 """
 

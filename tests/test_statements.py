@@ -1,0 +1,73 @@
+"""Every statement a stage of the net runs, printed whole and pinned.
+
+A stage's statements live in its `sql.py`, each a module-level constant or an entry of a
+module-level mapping built at import (docs/architecture.md, "synapses/ by stage of the model").
+This test prints every one of them — every variant of a mapping — into one text and compares it
+with `tests/golden/statements.sql`, so any change to a statement shows in review as a diff of
+that file. After an intended change: `SYNAPSE_GOLDEN_UPDATE=1 make test PYTEST_ARGS=tests/test_statements.py`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "statements.sql"
+UPDATE = os.environ.get("SYNAPSE_GOLDEN_UPDATE") == "1"
+
+
+def _sql_modules() -> list[str]:
+    return sorted(
+        ".".join(path.relative_to(ROOT).with_suffix("").parts) for path in (ROOT / "synapses").glob("*/sql.py")
+    )
+
+
+def _statements(module_name: str) -> dict[str, str]:
+    """The module's public statements by name; a mapping's entries as NAME[key]."""
+    module = importlib.import_module(module_name)
+    found: dict[str, str] = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or not name.isupper():
+            continue
+        if isinstance(value, str):
+            found[name] = value
+        elif isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+            for key, statement in value.items():
+                found[f"{name}[{key!r}]"] = statement
+    return found
+
+
+def _printed() -> str:
+    parts = []
+    for module_name in _sql_modules():
+        for name, statement in sorted(_statements(module_name).items()):
+            parts.append(f"-- {module_name}.{name}\n{statement.strip()}\n")
+    return "\n".join(parts)
+
+
+def test_every_stage_has_its_statements_in_its_sql_module():
+    assert "synapses.net.sql" in _sql_modules()
+    assert {"KNOT_PLAN_SQL", "EDGES_INSERT_SQL"} <= set(_statements("synapses.net.sql"))
+    assert sum(1 for name in _statements("synapses.net.sql") if name.startswith("EDGE_CANDIDATES_SQL[")) == 32
+
+
+def test_no_statement_is_left_with_a_placeholder_of_its_template():
+    # A statement built at import has its table names and fragments filled in; only the
+    # parameters (%(name)s) are left for the execute.
+    for module_name in _sql_modules():
+        for name, statement in _statements(module_name).items():
+            # '{}' is PostgreSQL's empty array literal, the one brace a statement may hold.
+            assert "{" not in statement.replace("'{}'", ""), (module_name, name)
+
+
+def test_the_statements_are_the_pinned_ones():
+    printed = _printed()
+    if UPDATE:
+        GOLDEN.write_text(printed, encoding="utf-8")
+        pytest.skip("golden file written")
+    assert GOLDEN.is_file(), "no golden file: run with SYNAPSE_GOLDEN_UPDATE=1 once"
+    assert printed == GOLDEN.read_text(encoding="utf-8")
