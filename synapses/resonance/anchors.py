@@ -23,7 +23,7 @@ from memories.selectors.search import tsquery_params
 from memories.selectors.vector_plan import VectorPlan
 from pipelinelog.spans import current_span
 from synapses import constants
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.net.selectors.candidates import knot_vector_plan, rows_under_net_hnsw_settings, vector_literal
 from synapses.net.tables import TABLES
 from synapses.resonance import sql
@@ -178,7 +178,7 @@ def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, sizes: Anchor
     """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
     first, at most `sizes.wanted`, each with cosine ≥ the anchor floor or a full-text match; each
     list brings `sizes.fetched`. The statements of anchor_rows."""
-    floor = setting("ANCHOR_FLOOR")
+    floor = synapse_settings.ANCHOR_FLOOR
     found: dict[int, AnchorRow] = {}  # each knot's first row: its cosine, presence, emotion, time
     text_matches: set[int] = set()
     text_list: list[tuple[float, int]] = []

@@ -28,7 +28,7 @@ from memoryproject.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
 from synapses import constants
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.resonance.anchors import anchor_candidates, anchor_list_sizes
 from synapses.resonance.arithmetic import (
     GravityShift,
@@ -90,7 +90,7 @@ def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShif
                 for goal_id, vector, motivation in cursor.fetchall()
             ]
     shift = gravity_shift(
-        raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent, threshold=setting("GRAVITY_THRESHOLD")
+        raw, goals, factor=mode.gravity_factor, raw_intent=raw_intent, threshold=synapse_settings.GRAVITY_THRESHOLD
     )
     current_span().calculation(
         {"calculation": "perception_gravity", "mode": mode.name, "mode_factor": mode.gravity_factor, **shift.as_log()}
@@ -185,7 +185,7 @@ def resonance_of(
     vector, anchors, shells, paths, factors and the outcome.
     """
     chosen = mode if isinstance(mode, Mode) else mode_resolve(mind, mode)
-    ranking = ranking or setting("RESONANCE_RANKING")
+    ranking = ranking or synapse_settings.RESONANCE_RANKING
     relevance = ranking == constants.RANKING_RELEVANCE
     with span("synapses.resonance", mind=mind) as log:
         log.input({"q": q[:200], "mode": chosen.name, "intent": intent, "mood": mood, "limit": limit,
@@ -212,7 +212,7 @@ def resonance_of(
                      "score": round(c.score, 6)}
                     for c in candidates[: constants.ANCHOR_COUNT]
                 ],
-                "floor": setting("ANCHOR_FLOOR"),
+                "floor": synapse_settings.ANCHOR_FLOOR,
                 "candidates": len(candidates),
             }
         )  # fmt: skip
