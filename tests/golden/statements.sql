@@ -939,6 +939,243 @@ memories_memory
 -- synapses.net.sql.TABLES['presence']
 synapses_knotpresence
 
+-- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.EXACT: 'exact'>, <TextList.EVERY_MATCH: 'every_match'>)]
+WITH nearest AS MATERIALIZED (
+    SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
+      FROM synapses_knot k JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s
+     ORDER BY (k.embedding <=> %(vector)s::vector) + 0
+     LIMIT %(candidates)s
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))))::float8 AS score
+      FROM synapses_knot k JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END)))
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
+       p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
+  FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+
+-- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.EXACT: 'exact'>, <TextList.PER_TERM: 'per_term'>)]
+WITH nearest AS MATERIALIZED (
+    SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
+      FROM synapses_knot k JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s
+     ORDER BY (k.embedding <=> %(vector)s::vector) + 0
+     LIMIT %(candidates)s
+), query AS MATERIALIZED (
+    SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q
+), terms AS (
+    SELECT DISTINCT t::tsquery AS term
+      FROM query, regexp_split_to_table(query.q::text, ' [|] ') AS t
+     WHERE query.q::text <> ''
+), matched AS (
+    SELECT DISTINCT m.id
+      FROM terms, LATERAL (SELECT k.id FROM synapses_knot k
+                            WHERE k.mind_id = %(mind_id)s AND k.search_vector @@ terms.term
+                            LIMIT %(term_matches)s) AS m
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
+      FROM matched JOIN synapses_knot k ON k.id = matched.id JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active,
+           query
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
+       p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
+  FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+
+-- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.HNSW: 'hnsw'>, <TextList.RARE_TERMS: 'rare_terms'>)]
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true);
+
+WITH nearest AS MATERIALIZED (
+    SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
+      FROM synapses_knot k JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s
+     ORDER BY k.embedding <=> %(vector)s::vector
+     LIMIT %(candidates)s
+), query AS MATERIALIZED (
+    SELECT q, q AS alternatives FROM (SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q) AS built
+), rare AS MATERIALIZED (
+    SELECT string_agg(t, ' | ')::tsquery AS q, count(*) AS terms
+      FROM query, regexp_split_to_table(query.alternatives::text, ' [|] ') AS t
+     WHERE query.alternatives::text <> '' AND btrim(t, '''') <> ALL(%(common)s::text[])
+), matched AS (
+    (SELECT k.id FROM rare, query, synapses_knot k
+      WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q
+      LIMIT %(term_matches)s * (SELECT terms FROM rare))
+    UNION
+    SELECT n.id FROM nearest n JOIN synapses_knot k ON k.id = n.id, query WHERE k.search_vector @@ query.q
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
+      FROM matched JOIN synapses_knot k ON k.id = matched.id JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active,
+           query
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
+       p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
+  FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+
+-- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.HNSW: 'hnsw'>, <TextList.RARE_TERMS_EXCLUDING: 'rare_terms_excluding'>)]
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true);
+
+WITH nearest AS MATERIALIZED (
+    SELECT k.id, k.embedding <=> %(vector)s::vector AS distance
+      FROM synapses_knot k JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active
+     WHERE k.mind_id = %(mind_id)s
+     ORDER BY k.embedding <=> %(vector)s::vector
+     LIMIT %(candidates)s
+), query AS MATERIALIZED (
+    SELECT q, ((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END))) AS alternatives FROM (SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q) AS built
+), rare AS MATERIALIZED (
+    SELECT string_agg(t, ' | ')::tsquery AS q, count(*) AS terms
+      FROM query, regexp_split_to_table(query.alternatives::text, ' [|] ') AS t
+     WHERE query.alternatives::text <> '' AND btrim(t, '''') <> ALL(%(common)s::text[])
+), matched AS (
+    (SELECT k.id FROM rare, query, synapses_knot k
+      WHERE rare.terms > 0 AND k.mind_id = %(mind_id)s AND k.search_vector @@ rare.q
+            AND (k.search_vector @@ query.q) IS TRUE
+      LIMIT %(term_matches)s * (SELECT terms FROM rare))
+    UNION
+    SELECT n.id FROM nearest n JOIN synapses_knot k ON k.id = n.id, query WHERE k.search_vector @@ query.q
+), text AS (
+    SELECT k.id, ts_rank_cd(k.search_vector, query.q)::float8 AS score
+      FROM matched JOIN synapses_knot k ON k.id = matched.id JOIN synapses_knotpresence p ON p.knot_id = k.id AND p.is_active,
+           query
+     ORDER BY score DESC, k.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
+       p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
+  FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+
+-- synapses.resonance.sql.DETAILS_SQL
+SELECT k.id, k.memory_id, k.content, k.themes, k.emotion, k.observer, k.created_at,
+       ARRAY(SELECT l.memory_id FROM synapses_memoryknot l WHERE l.knot_id = k.id ORDER BY l.created_at, l.id) AS linked,
+       EXISTS(SELECT 1 FROM synapses_memoryknot l
+               WHERE l.mind_id = k.mind_id AND l.memory_id = k.memory_id AND l.content_hash = m.content_hash
+                 AND l.knot_id <> k.id) AS superseded,
+       ARRAY(SELECT e.name FROM unnest(k.entities) WITH ORDINALITY AS x(id, n)
+               JOIN synapses_entity e ON e.id = x.id AND e.mind_id = k.mind_id ORDER BY x.n) AS entity_names,
+       (SELECT coalesce(jsonb_object_agg(e.id, e.name), '{}') FROM synapses_entity e
+         WHERE e.mind_id = %(mind_id)s AND e.id = ANY(%(path_entities)s::bigint[])) AS path_names
+  FROM synapses_knot k JOIN memories_memory m ON m.id = k.memory_id
+ WHERE k.mind_id = %(mind_id)s AND k.id = ANY(%(ids)s::bigint[])
+
+-- synapses.resonance.sql.GOALS_SQL
+SELECT id, embedding::real[], motivation FROM synapses_goal
+ WHERE mind_id = %(mind_id)s AND active AND embedding IS NOT NULL AND embedding_model = %(model)s
+ ORDER BY id
+
+-- synapses.resonance.sql.LEXEME_ESTIMATES_SQL
+WITH statistics AS (
+    SELECT max(s.most_common_elems::text) FILTER (WHERE s.attname = 'search_vector')::text[] AS lexemes,
+           max(s.most_common_elem_freqs::text) FILTER (WHERE s.attname = 'search_vector')::real[] AS freqs,
+           coalesce(max(s.most_common_freqs[array_position(s.most_common_vals::text::text[], %(mind_id)s)])
+                      FILTER (WHERE s.attname = 'mind_id'), 0)
+           * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = 'synapses_knot'::regclass), 0) AS knots
+      FROM pg_stats s
+     WHERE s.schemaname = current_schema() AND s.tablename = 'synapses_knot' AND s.attname IN ('search_vector', 'mind_id')
+)
+SELECT x.lexeme, x.freq * statistics.knots
+  FROM statistics, unnest(statistics.lexemes, statistics.freqs[1:cardinality(statistics.lexemes)]) AS x(lexeme, freq)
+ WHERE x.lexeme IS NOT NULL
+
+-- synapses.resonance.sql.SHELL_SQL['relevance']
+WITH frontier AS (
+    SELECT source, predecessor, slot
+      FROM unnest(%(sources)s::bigint[], %(predecessors)s::bigint[]) WITH ORDINALITY AS f(source, predecessor, slot)
+), followed AS (
+    SELECT f.slot, e.id AS edge_id, e.target_id, e.layers, e.shared_entities, e.shared_themes,
+           p.weight_present, k.emotion, c.cosine,
+           row_number() OVER (PARTITION BY f.slot ORDER BY e.weight_anchor * greatest(c.cosine, 0) DESC, e.id) AS n
+      FROM frontier f
+      JOIN synapses_edge e ON e.mind_id = %(mind_id)s AND e.source_id = f.source
+      JOIN synapses_knotpresence p ON p.knot_id = e.target_id AND p.is_active
+      JOIN synapses_knot k ON k.id = e.target_id,
+      LATERAL (SELECT 1 - (k.embedding <=> %(vector)s::vector) AS cosine) c
+     WHERE f.predecessor IS NULL OR e.target_id <> f.predecessor
+)
+SELECT slot, edge_id, target_id, layers, shared_entities, shared_themes, weight_present, emotion, cosine
+  FROM followed
+ WHERE n <= %(k)s
+ ORDER BY slot, n
+
+-- synapses.resonance.sql.SHELL_SQL['seed']
+WITH frontier AS (
+    SELECT source, predecessor, slot
+      FROM unnest(%(sources)s::bigint[], %(predecessors)s::bigint[]) WITH ORDINALITY AS f(source, predecessor, slot)
+), followed AS (
+    SELECT f.slot, e.id AS edge_id, e.target_id, e.layers, e.shared_entities, e.shared_themes,
+           p.weight_present, k.emotion, c.cosine,
+           row_number() OVER (PARTITION BY f.slot ORDER BY e.weight_anchor DESC, e.id) AS n
+      FROM frontier f
+      JOIN synapses_edge e ON e.mind_id = %(mind_id)s AND e.source_id = f.source
+      JOIN synapses_knotpresence p ON p.knot_id = e.target_id AND p.is_active
+      JOIN synapses_knot k ON k.id = e.target_id,
+      LATERAL (SELECT 1 - (k.embedding <=> %(vector)s::vector) AS cosine) c
+     WHERE f.predecessor IS NULL OR e.target_id <> f.predecessor
+)
+SELECT slot, edge_id, target_id, layers, shared_entities, shared_themes, weight_present, emotion, cosine
+  FROM followed
+ WHERE n <= %(k)s
+ ORDER BY slot, n
+
+-- synapses.resonance.sql.TABLES['attempt']
+synapses_promotionattempt
+
+-- synapses.resonance.sql.TABLES['decay_run']
+synapses_decayrun
+
+-- synapses.resonance.sql.TABLES['edge']
+synapses_edge
+
+-- synapses.resonance.sql.TABLES['entity']
+synapses_entity
+
+-- synapses.resonance.sql.TABLES['goal']
+synapses_goal
+
+-- synapses.resonance.sql.TABLES['knot']
+synapses_knot
+
+-- synapses.resonance.sql.TABLES['link']
+synapses_memoryknot
+
+-- synapses.resonance.sql.TABLES['memory']
+memories_memory
+
+-- synapses.resonance.sql.TABLES['presence']
+synapses_knotpresence
+
+-- synapses.resonance.sql.TSQUERY_ALTERNATIVES_SQL
+(((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END))
+
+-- synapses.resonance.sql.TSQUERY_SQL
+((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))
+
 -- synapses.upkeep.sql.DECAY_SQL
 WITH decayed AS (
     UPDATE synapses_knotpresence

@@ -1,15 +1,9 @@
-"""The statements of recall with resonance (synapses.resonance.sql): each anchors variant printed
-whole and pinned, every statement free of format placeholders, each variant run on PostgreSQL.
-
-The pinned texts are tests/synapses/golden/anchors/<plan>-<text list>.sql. A change to a statement
-is a change to review: write the new text into its file (the failing test prints it whole) and
-read the diff.
+"""The statements of recall with resonance (synapses.resonance.sql): one anchors variant per plan
+and kind of query, each run on PostgreSQL. Their texts are printed whole and pinned with every
+other stage's statements by tests/test_statements.py (tests/golden/statements.sql).
 """
 
 from __future__ import annotations
-
-import re
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -19,10 +13,6 @@ from memories.selectors.vector_plan import VectorPlan
 from synapses.net.selectors.candidates import rows_under_net_hnsw_settings, vector_literal
 from synapses.resonance import sql
 from tests.synapses.resonance_nets import knot_of, memory_of, query_vector, vector_at_cosine
-
-GOLDEN = Path(__file__).parent / "golden" / "anchors"
-# A `{name}` or `{}` left in a statement: a format pass that never ran.
-_PLACEHOLDER = re.compile(r"\{\w*\}")
 
 
 def _variants() -> list[tuple[VectorPlan, sql.TextList]]:
@@ -39,25 +29,6 @@ def test_the_anchors_statement_has_one_variant_per_plan_and_kind_of_query():
     for plan in VectorPlan:
         for excluding in (False, True):
             assert (plan, sql.text_list_of(plan, excluding=excluding)) in sql.ANCHORS_SQL
-
-
-@pytest.mark.parametrize(("plan", "text_list"), _variants(), ids=lambda v: str(v))
-def test_each_anchors_variant_is_the_pinned_text(plan, text_list):
-    statement = sql.ANCHORS_SQL[plan, text_list]
-    print(f"--- anchors, {plan} plan, {text_list} text list ---\n{statement}")
-    assert statement == (GOLDEN / f"{plan}-{text_list}.sql").read_text(encoding="utf-8")
-
-
-def test_no_statement_of_the_stage_keeps_a_format_placeholder():
-    statements = {
-        "goals": sql.GOALS_SQL,
-        "lexeme estimates": sql.LEXEME_ESTIMATES_SQL,
-        "details": sql.DETAILS_SQL.replace("'{}'", "''"),  # the empty JSON object is a literal
-        **{f"shell {ranking}": text for ranking, text in sql.SHELL_SQL.items()},
-        **{f"anchors {plan} {text_list}": text for (plan, text_list), text in sql.ANCHORS_SQL.items()},
-    }
-    left = {name: _PLACEHOLDER.findall(text) for name, text in statements.items() if _PLACEHOLDER.search(text)}
-    assert left == {}
 
 
 @pytest.mark.parametrize(("plan", "text_list"), _variants(), ids=lambda v: str(v))
