@@ -15,14 +15,16 @@ import re
 from django import forms
 from django.conf import settings
 
-from memories.api.overview_serializers import (
+from memories.import_readers import READERS, ReadFile, UnreadableFile, format_guess
+from memories.limits import (
     COMPACT_DEFAULT_OLDER_THAN,
     COMPACT_MAX_CLUSTERS,
     COMPACT_MAX_MIN_CLUSTER_SIZE,
     COMPACT_MIN_CLUSTER_SIZE,
+    MAX_CONTENT_CHARS,
+    MAX_KEY_CHARS,
+    MAX_TAG_CHARS,
 )
-from memories.import_readers import READERS, ReadFile, UnreadableFile, format_guess
-from memories.limits import MAX_CONTENT_CHARS, MAX_KEY_CHARS, MAX_TAG_CHARS
 from memories.models import Category, Priority, Source
 from memories.selectors.memory import MemoryListFilters
 from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE

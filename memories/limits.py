@@ -1,5 +1,8 @@
-"""Limits of the memory object (docs/api-memory.md), in one place for the model columns, the
-serializers that enforce them and the services that must stay within them."""
+"""Limits of the memory object and of the memory endpoints' parameters (docs/api-memory.md), in one
+place for the model columns, the serializers and forms that enforce them and the services that
+must stay within them."""
+
+from memoryproject.page_limits import DEFAULT_PAGE_LIMIT
 
 # Longest content (characters, after trimming): a memory is a note, not a document.
 MAX_CONTENT_CHARS = 50_000
@@ -21,3 +24,30 @@ MAX_EVENT_TIME_CHARS = 200
 MAX_EMOTION_CHARS = 32
 # Longest Idempotency-Key a client may send (characters; the column's length).
 MAX_IDEMPOTENCY_KEY_CHARS = 255
+
+# --- the overviews, recall, compaction and export (their serializers and the UI's forms) ---
+
+# Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded
+# (the default page size of every list, memories).
+RECALL_DEFAULT_LIMIT = DEFAULT_PAGE_LIMIT
+# Longest `q` recall accepts (characters): a topic, not a document.
+RECALL_MAX_QUERY_CHARS = 1000
+# Longest `mode` / `intent` / `mood` label (characters).
+RECALL_MAX_LABEL_CHARS = 100
+# Largest `max_chars` recall accepts (characters); a prompt block, not a dump.
+RECALL_MAX_CHARS_LIMIT = 1_000_000
+
+# Periods /memory/timeline groups by (PostgreSQL date_trunc units).
+TIMELINE_PERIODS = ("hour", "day", "week", "month", "year")
+
+# /memory/contradictions window when `within` is not given (a duration, as clients write it).
+CONTRADICTIONS_DEFAULT_WITHIN = "1d"
+
+# /memory/compact limits (docs/api-memory.md, "Compaction").
+COMPACT_DEFAULT_OLDER_THAN = "30d"  # a duration, as clients write it
+COMPACT_MAX_CLUSTERS = 50
+COMPACT_MIN_CLUSTER_SIZE = 2
+COMPACT_MAX_MIN_CLUSTER_SIZE = 20
+
+# What GET /mind/export can write.
+EXPORT_FORMATS = ("json", "csv")

@@ -9,6 +9,19 @@ from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
 from memories.api.serializers import MemorySerializer
+from memories.limits import (
+    COMPACT_DEFAULT_OLDER_THAN,
+    COMPACT_MAX_CLUSTERS,
+    COMPACT_MAX_MIN_CLUSTER_SIZE,
+    COMPACT_MIN_CLUSTER_SIZE,
+    CONTRADICTIONS_DEFAULT_WITHIN,
+    EXPORT_FORMATS,
+    RECALL_DEFAULT_LIMIT,
+    RECALL_MAX_CHARS_LIMIT,
+    RECALL_MAX_LABEL_CHARS,
+    RECALL_MAX_QUERY_CHARS,
+    TIMELINE_PERIODS,
+)
 from memories.models import Category
 from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
@@ -26,31 +39,6 @@ from memoryproject.api.fields import (
 from memoryproject.api.strict import RejectUnknownFieldsMixin
 from memoryproject.domain import ValidationFailed
 from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
-
-# Memories recall lists when the caller gives no `limit`; keeps the prompt and the query bounded
-# (the default page size of every list, memories).
-RECALL_DEFAULT_LIMIT = DEFAULT_PAGE_LIMIT
-# Longest `q` recall accepts (characters): a topic, not a document.
-RECALL_MAX_QUERY_CHARS = 1000
-# Longest `mode` / `intent` / `mood` label (characters).
-RECALL_MAX_LABEL_CHARS = 100
-# Largest `max_chars` recall accepts (characters); a prompt block, not a dump.
-RECALL_MAX_CHARS_LIMIT = 1_000_000
-
-# Periods /memory/timeline groups by (PostgreSQL date_trunc units).
-TIMELINE_PERIODS = ("hour", "day", "week", "month", "year")
-
-# /memory/contradictions window when `within` is not given (a duration, as clients write it).
-CONTRADICTIONS_DEFAULT_WITHIN = "1d"
-
-# /memory/compact limits (docs/api-memory.md, "Compaction").
-COMPACT_DEFAULT_OLDER_THAN = "30d"  # a duration, as clients write it
-COMPACT_MAX_CLUSTERS = 50
-COMPACT_MIN_CLUSTER_SIZE = 2
-COMPACT_MAX_MIN_CLUSTER_SIZE = 20
-
-# What GET /mind/export can write.
-EXPORT_FORMATS = ("json", "csv")
 
 
 class SecondsField(serializers.IntegerField):

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memories.api.overview_serializers import RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
-from memories.limits import MAX_TAG_CHARS
+from memories.limits import MAX_TAG_CHARS, RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
 from memories.models import Category
 from synapses.api.serializers import GOAL_STATEMENT_MAX_CHARS, GRAPH_MAX_NODES
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS

@@ -21,7 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from memories.api.overview_serializers import RECALL_DEFAULT_LIMIT
+from memories.limits import RECALL_DEFAULT_LIMIT
 from memories.models import Category, Memory
 from memories.selectors.recall import recall_build
 from memoryproject.contributions import PageSection
