@@ -17,7 +17,7 @@ class SynapsesConfig(AppConfig):
             minds_net_health,
             net_service_counts,
         )
-        from synapses.promotion.service import mind_promotion_health
+        from synapses.promotion.selectors import mind_promotion_health
         from synapses.ui.net import memory_page_section
 
         # What the memory answers show of the net (docs/architecture.md, "Answers the net contributes to").

@@ -97,9 +97,9 @@ def test_a_claim_that_raced_a_commit_ends_in_the_unique_constraint_and_counts_as
     memories_promote(memory_ids=[memory.pk])
     # As if the claim's snapshot predated the other worker's commit: the row is taken although linked.
     monkeypatch.setattr(
-        promotion, "_claim_batch", lambda candidates, **_: [Memory.objects.get(pk=c.memory_id) for c in candidates]
+        promotion, "batch_claim", lambda candidates, **_: [Memory.objects.get(pk=c.memory_id) for c in candidates]
     )
-    result = promotion.memory_promote(candidate)
+    (result,) = promotion.batch_promote([candidate], size=1).outcomes
     assert result.outcome == Outcome.SKIPPED
     assert Knot.objects.count() == 1 and MemoryKnot.objects.count() == 1
     assert not PromotionAttempt.objects.exists()

@@ -4,7 +4,8 @@ from tqdm import tqdm
 
 from minds.models import Mind
 from synapses.config import setting
-from synapses.promotion.service import PromotionSummary, memories_promote, pending_count
+from synapses.promotion.select import pending_count
+from synapses.promotion.service import PromotionSummary, memories_promote
 
 
 class Command(BaseCommand):
