@@ -7,7 +7,6 @@ class SynapsesConfig(AppConfig):
 
     def ready(self) -> None:
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
-        from synapses import receivers  # noqa: F401 — connects the signal receivers
         from synapses.api.resonance_views import recall_resonance_section
         from synapses.net.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.net.selectors.counts import (

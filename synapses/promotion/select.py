@@ -1,10 +1,11 @@
 """Which memories promotion takes, and how a batch claims and locks them (docs/synapse-model.md §4).
 
-A memory is **pending** while it has no MemoryKnot link for its current content hash and its
-version is not parked; it is **mature** when it is verified, or its salience is at least
-PROMOTION_SALIENCE, or it has gone PROMOTION_AGE without a write (`now_all` drops the maturity
-rule: imports, benchmarks). Expired memories are never promoted. `promoted_at` is unset on every
-pending memory (the database keeps it so), so the selection reads a partial index.
+A memory is **pending** while its current content has no MemoryKnot link: it then has a row in
+`memories.PendingPromotion`, which the database keeps true for every writer (synapses migration
+0006), and `memories.models.pending_filter` is the one definition. Promotion takes the pending
+memories whose version is not parked and that are **mature**: verified, or salience at least
+PROMOTION_SALIENCE, or PROMOTION_AGE without a write (`now_all` drops the maturity rule: imports,
+benchmarks). Expired memories are never promoted.
 
 A batch is claimed in one `SELECT … FOR UPDATE SKIP LOCKED` (two workers on one backlog take
 different memories), then `pg_advisory_xact_lock` on (mind, content hash) of each of its memories,
@@ -21,9 +22,9 @@ from datetime import datetime, timedelta
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from memories.models import Memory, current_filter
+from memories.models import Memory, pending_filter
 from synapses.config import setting
-from synapses.models import MemoryKnot, PromotionAttempt
+from synapses.models import PromotionAttempt
 from synapses.promotion.sql import LOCKS_SQL
 
 
@@ -44,22 +45,16 @@ def _mature_filter(now: datetime) -> Q:
 
 
 def memories_pending(*, now: datetime, now_all: bool = False) -> QuerySet[Memory]:
-    """Memories to promote: not expired, no link for the current content, not parked, mature
-    (every one with `now_all`)."""
-    linked = MemoryKnot.objects.filter(
-        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
-    )
+    """Memories to promote: pending (memories.models.pending_filter: not expired, a row in the
+    pending table), not parked, mature (every one with `now_all`). The pending table holds only
+    the waiting memories, so the selection reads them, not every memory of the minds."""
     parked = PromotionAttempt.objects.filter(
         mind_id=OuterRef("mind_id"),
         memory_id=OuterRef("pk"),
         content_hash=OuterRef("content_hash"),
         parked_at__isnull=False,
     )
-    # promoted_at is unset on every memory without a link for its current content (set by
-    # promotion, unset by the database when the content changes: synapses migration 0003), so the
-    # partial index memory_pending_idx holds every pending memory; the link test stays exact.
-    pending = Memory.objects.filter(current_filter(now), promoted_at__isnull=True)
-    pending = pending.filter(~Exists(linked), ~Exists(parked))
+    pending = Memory.objects.filter(pending_filter(now)).filter(~Exists(parked))
     return pending if now_all else pending.filter(_mature_filter(now))
 
 
@@ -97,7 +92,10 @@ def batch_claim(candidates: list[Candidate], *, now: datetime, now_all: bool, si
         .filter(pk__in=[candidate.memory_id for candidate in candidates])
         .defer("search_vector")
         .order_by("updated_at", "pk")
-        .select_for_update(skip_locked=True, of=("self",))[:size]
+        # The pending row locked too: a worker whose claim raced another's commit finds the row
+        # that commit deleted (its link made it) gone, and passes over the memory.
+        .select_related("pending_row")
+        .select_for_update(skip_locked=True, of=("self", "pending_row"))[:size]
     )
 
 

@@ -3,11 +3,7 @@
     memories_promote(memory_ids=…, mind_id=…, now_all=…, limit=…)  a run: the task, the sweep, the command
     batch_promote(candidates, now_all=…, size=…)                    one batch: claim, lock, promote, commit
 
-A memory is **pending** while it has no MemoryKnot link for its current content hash and its
-version is not parked; it is **mature** when it is verified, or its salience is at least
-PROMOTION_SALIENCE, or it has gone PROMOTION_AGE without a write (`now_all` drops the maturity
-rule: imports, benchmarks). Expired memories are never promoted. `promoted_at` is unset on every
-pending memory (the database keeps it so), so the selection reads a partial index.
+What is pending and mature, and how a batch is claimed and locked: synapses.promotion.select.
 
 Claims: a run takes its selection PROMOTION_CLAIM_SIZE memories at a time, each batch claimed in
 one `SELECT … FOR UPDATE SKIP LOCKED` and promoted in one transaction, each memory in a savepoint
@@ -301,10 +297,6 @@ def _knots_created_send(claimed: list[Memory], results: list[PromotionOutcome]) 
         knots_changed.send(sender=KnotEvent, event=KnotEvent.CREATED, mind_id=mind_id, knot_ids=tuple(created[mind_id]))
 
 
-# The outcomes after which the memory version is promoted (promoted_at is set).
-_PROMOTED = frozenset({Outcome.CREATED, Outcome.DUPLICATE, Outcome.REACTIVATED})
-
-
 @dataclass(frozen=True)
 class BatchResult:
     """What one batch did: the ids it claimed (in promotion order) and the outcome of each
@@ -323,7 +315,8 @@ def batch_promote(
 ) -> BatchResult:
     """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
     statement, the batch's new entity names, each memory in its savepoint, one `knot.created` per
-    mind, one UPDATE of their promoted_at, one commit. What the batch learns of the net on the way
+    mind, one commit (a link's insert ends its memory's wait: the database deletes the pending
+    row in the same statement). What the batch learns of the net on the way
     (synapses.net.selectors.candidates.NetFacts; `facts`, the run's, when given) spares its later
     memories, and the run's later batches, the same counts. It stops after a deferred memory (the
     embedder is down), leaving the rest of the batch pending; nothing claimed (every candidate
@@ -351,9 +344,6 @@ def batch_promote(
             if result.outcome is Outcome.DEFERRED:
                 break
         _knots_created_send(claimed, results)
-        promoted = [result.memory_id for result in results if result.outcome in _PROMOTED]
-        if promoted:
-            Memory.objects.filter(pk__in=promoted).update(promoted_at=now)
     return BatchResult(claimed=[memory.pk for memory in claimed], outcomes=results)
 
 

@@ -25,10 +25,11 @@ pytestmark = pytest.mark.django_db
 #   INSERT knot with its presence and origin link (one statement),
 #   edges: plan, candidates, bulk INSERT,
 #   RELEASE (the memory), the mind's webhooks (the batch's one knot.created: one indexed SELECT),
-#   UPDATE the batch's promoted_at, RELEASE (the batch),
+#   RELEASE (the batch) — the memory's row in the pending table goes with its link's INSERT, by
+#   trigger (the batch's UPDATE of promoted_at made this 20 before),
 #   the span's log rows (the test settings write them synchronously): the minds they name,
 #   SAVEPOINT, COPY, RELEASE.
-STATEMENTS = 20
+STATEMENTS = 19
 
 
 def _net_grow(memory, knots: int, *, seed: int) -> None:
