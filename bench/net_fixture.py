@@ -6,7 +6,7 @@ What one build writes, all in one mind (so the promotion, resonance and decay be
   60 of them; a knot carries the ones its content names as whole words, so a few are carried by
   a large share of the knots (as a conversation's speakers are) and the rest by fewer.
 - **memories**: `distinct` of them from the seeded corpus (`memory_specs`), as a store would
-  write them (`memory_build`'s defaults), already promoted (`promoted_at` set). They carry no
+  write them (`memory_build`'s defaults), already promoted (a link for each). They carry no
   vector: their knots do, and nothing the net's benches measure reads a promoted memory's vector.
 - **knots**, one per memory with the memory's content, category, tags as themes, its entities,
   the hashing embedder's vector, a weight from the memory's salience (`damp`), a creation time
@@ -240,9 +240,7 @@ def net_build(
             base_rows = []
             for n, spec in enumerate(specs):
                 created = now - timedelta(seconds=rng.uniform(0, CREATED_SPREAD_DAYS * 86_400))
-                values = memory_rows.values(
-                    spec, created_at=created, updated_at=created, changed_at=created, promoted_at=created
-                )
+                values = memory_rows.values(spec, created_at=created, updated_at=created, changed_at=created)
                 entities = _entities_in(spec.content, entity_ids)
                 knot_entities.append(entities)
                 values["entities"] = [name for name in ENTITY_NAMES if entity_ids[name] in entities]

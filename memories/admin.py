@@ -10,6 +10,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from memories.models import Memory
+from memories.selectors.knots import memories_knot_ids_attach
 from memories.services.memory import memory_delete, memory_unverify, memory_update, memory_verify
 from memories.services.validation import memory_fields_clean
 from memoryproject.domain import ValidationFailed
@@ -62,6 +63,13 @@ class MemoryAdmin(admin.ModelAdmin):
         "event_precision", "emotion", "attributes", "embedding_model", "turn_id", "created_at", "updated_at",
         "promoted_at",
     ]  # fmt: skip
+
+    @admin.display(description="promoted at")
+    def promoted_at(self, obj: Memory):
+        """When a knot came to hold the current content (the net's link), or empty while pending."""
+        memories_knot_ids_attach([obj])
+        return obj.promoted_at
+
     actions = ["verify_selected", "unverify_selected"]
 
     def get_fields(self, request, obj=None):

@@ -156,7 +156,6 @@ class Memory(models.Model):
     # Not auto_now: imports keep the original times; services set them explicitly.
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
-    promoted_at = models.DateTimeField(null=True, blank=True)
     # When this server last wrote the row, whatever times the row carries: an import keeps the
     # file's `updated_at`, yet a client syncing with /memory/diff must still see the import.
     changed_at = models.DateTimeField(default=timezone.now)
@@ -180,10 +179,6 @@ class Memory(models.Model):
             models.Index(fields=["mind", "changed_at"], name="memory_mind_changed_idx"),
             models.Index(fields=["mind", "created_at"], name="memory_mind_created_idx"),
             models.Index(fields=["mind", "expires_at"], name="memory_mind_expires_idx"),
-            # The promotion sweep: memories never promoted, or pending again (promoted_at unset).
-            models.Index(
-                fields=["updated_at", "id"], condition=models.Q(promoted_at__isnull=True), name="memory_pending_idx"
-            ),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             # Full text of one mind: the mind and the words in one GIN index (btree_gin), so a
             # common word is not looked up in every mind first (measured: docs/search.md). Every
@@ -204,6 +199,47 @@ class Memory(models.Model):
     @property
     def expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= timezone.now()
+
+    # Whether the memory's current content waits for promotion, as the row was read
+    # (memories.selectors.memory.memories_of annotates it; a memory just created is pending):
+    # None when unknown. The memory object asks the net for its knot only when this is not True.
+    promotion_pending: bool | None = None
+
+
+class PendingPromotion(models.Model):
+    """A memory whose current content no knot of the long-term net holds yet: one row per memory,
+    the one representation of "pending promotion" (docs/synapse-model.md §4).
+
+    The database keeps it true for every writer, whatever path wrote the row (a store, a PATCH, a
+    sync's bulk update, an import, raw SQL): triggers on the memories add or refresh the row when
+    a memory is inserted or its content hash changes, and triggers on the net's links remove it
+    when a link of that content is made and add it back when the link goes (synapses migration
+    0006). The foreign key to the memory cascades in the database (migration 0011), so neither
+    app's code deletes these rows.
+    """
+
+    memory = models.OneToOneField(
+        Memory, primary_key=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="pending_row"
+    )
+    # The memory's mind (a copy, for the per-mind counts and sweeps; the memory's cascade removes it).
+    mind = models.ForeignKey(Mind, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+", db_index=False)
+    # The content version that waits (the memory's current content_hash).
+    content_hash = models.CharField(max_length=64)
+    # When this version began to wait: the transaction that wrote it.
+    since = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["mind", "since"], name="pending_mind_since_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} since {self.since:%Y-%m-%d %H:%M}"
+
+
+def pending_filter(now) -> models.Q:
+    """Pending promotion at `now`, the one definition: not expired and the current content held by
+    no knot. Parked versions (promotion failed too often; the net's PromotionAttempt) are pending
+    too; /memory/health reports them apart as `parked`, and the promotion's selection leaves them out."""
+    return current_filter(now) & models.Q(pending_row__isnull=False)
 
 
 class AuditAction(models.TextChoices):

@@ -29,6 +29,7 @@ from memories.forms import (
     MemoryForm,
 )
 from memories.models import Memory
+from memories.selectors.knots import memories_knot_ids_attach
 from memories.selectors.memory import (
     MemoryListFilters,
     memories_unverified,
@@ -194,6 +195,7 @@ def mind_unverified(request: HttpRequest, mind_id: str) -> HttpResponse:
 def memory_detail(request: HttpRequest, memory_id: str) -> HttpResponse:
     """The memory, its audit history and the memories sharing its tags."""
     memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.READ)
+    memories_knot_ids_attach([memory])  # its `promoted_at`
     mind, level = mind_get_for(user=request.user, mind_id=memory.mind_id, need=Access.READ)
     related = list(memories_related(memory=memory)[:RELATED_SHOWN])
     for other in related:

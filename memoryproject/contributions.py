@@ -32,6 +32,14 @@ class ImportedSection:
 
 
 @dataclass(frozen=True)
+class KnotLink:
+    """The knot holding a memory's current content, and when the link was made (its `promoted_at`)."""
+
+    knot_id: int
+    linked_at: datetime
+
+
+@dataclass(frozen=True)
 class RecallSection:
     """A part the recall text gets for a query (after the memory list), and the same as JSON."""
 
@@ -63,9 +71,10 @@ class AnswerContributor:
     # The dashboard's part of /memory/health for many minds at once: (mind ids, `now`) in,
     # `{mind id: {...}}` out, in a number of queries that does not grow with the minds.
     minds_health: Callable[[Sequence[str], datetime], dict[str, dict[str, Any]]] | None = None
-    # The knot holding each memory's current content: (memory id, content hash) pairs in, one
-    # query for all of them, `{memory id: knot id}` out (memories without one left out).
-    memory_knot_ids: Callable[[str, Sequence[tuple[str, str]]], dict[str, int]] | None = None
+    # The knot holding each memory's current content and when it came to: (memory id, content
+    # hash) pairs in, one query for all of them, `{memory id: KnotLink}` out (memories without one
+    # left out).
+    memory_knot_ids: Callable[[str, Sequence[tuple[str, str]]], dict[str, KnotLink]] | None = None
     # The export's sections after `memories`, streamed: (section name, its rows) in file order.
     export_sections: Callable[[str, TimeFormatter], Iterator[tuple[str, Iterable[dict]]]] | None = None
     # The names of the sections `import_sections` reads (the import accepts them, none else).
@@ -130,9 +139,9 @@ def contributed_minds_health(mind_ids: Sequence[str], now: datetime) -> dict[str
     return health
 
 
-def contributed_knot_ids(mind_id: str, memories: Sequence[tuple[str, str]]) -> dict[str, int]:
-    """`{memory id: knot id}` for the (memory id, content hash) pairs of one mind that have one."""
-    knot_ids: dict[str, int] = {}
+def contributed_knot_ids(mind_id: str, memories: Sequence[tuple[str, str]]) -> dict[str, KnotLink]:
+    """`{memory id: KnotLink}` for the (memory id, content hash) pairs of one mind that have one."""
+    knot_ids: dict[str, KnotLink] = {}
     if not memories:
         return knot_ids
     for contributor in answer_contributors():

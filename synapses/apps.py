@@ -9,7 +9,6 @@ class SynapsesConfig(AppConfig):
 
     def ready(self) -> None:
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
-        from synapses import receivers  # noqa: F401 — connects the signal receivers
         from synapses.api.resonance_serializers import resonance_body
         from synapses.net.portability import NET_SECTIONS, net_export_sections, net_import_sections
         from synapses.net.selectors.counts import (
@@ -19,7 +18,7 @@ class SynapsesConfig(AppConfig):
             minds_net_health,
             net_service_counts,
         )
-        from synapses.promotion.service import mind_promotion_health
+        from synapses.promotion.selectors import mind_promotion_health
         from synapses.resonance.contribution import recall_resonance_section
         from synapses.ui.net import memory_page_section
 

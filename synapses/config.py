@@ -119,8 +119,3 @@ synapse_settings = SynapseSettings()
 TUNABLE = tuple(
     name for name, member in vars(SynapseSettings).items() if isinstance(member, property) and name.isupper()
 )
-
-
-def setting(name: str) -> Any:
-    """`synapse_settings.<name>` by its name: only for the callers not yet moved to attribute access."""
-    return getattr(synapse_settings, name)

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from django_q.tasks import async_task
 
 from memoryproject.embedded.outage import waits_out_outages
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.promotion.service import memories_promote as memories_promote_service
 from synapses.upkeep.decay import knots_decay as knots_decay_service
 
@@ -24,7 +24,7 @@ def memories_promote(memory_ids: list[str]) -> dict[str, int | str]:
     new task first, which another worker can take at once, so no task outgrows the worker's
     timeout and two workers share a long list.
     """
-    batch = setting("PROMOTION_BATCH_SIZE")
+    batch = synapse_settings.PROMOTION_BATCH_SIZE
     head, rest = list(memory_ids[:batch]), list(memory_ids[batch:])
     if rest:
         async_task(_PROMOTE_TASK, rest)

@@ -39,7 +39,7 @@ def test_the_net_fixture_holds_one_presence_and_one_origin_link_per_knot_and_edg
 
     knots = Knot.objects.filter(mind_id=net.mind_id)
     assert (net.knots, knots.count()) == (300, 300)
-    assert Memory.objects.filter(mind_id=net.mind_id, promoted_at__isnull=False).count() == 100
+    assert Memory.objects.filter(mind_id=net.mind_id, pending_row__isnull=True).count() == 100
     # The 100 base knots hold their memory's content; the 200 repeats are further versions of them.
     assert knots.exclude(content="").count() == 100
     assert knots.values("memory_id", "content_hash").distinct().count() == 300

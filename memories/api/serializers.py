@@ -108,6 +108,7 @@ class MemorySerializer(serializers.Serializer):
         return memory.knot_id
 
     def to_representation(self, memory):
+        memories_knot_ids_attach([memory])  # `promoted_at` and `knot_id` (a page attached them already)
         data = super().to_representation(memory)
         for optional in ("event_precision", "emotion", "turn_id"):
             data[optional] = data[optional] or None

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from memories.models import AuditAction, Memory, MemoryAudit, current_filter
+from memories.models import AuditAction, Memory, MemoryAudit, PendingPromotion, current_filter
 from memoryproject.domain import NotFound, ValidationFailed
 from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 from memoryproject.timeinput import time_after
@@ -21,9 +21,16 @@ MEMORY_NOT_FOUND = "No memory with this id is visible to you."
 MEMORY_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 
 
+def _with_promotion_pending(memories: QuerySet[Memory]) -> QuerySet[Memory]:
+    """`promotion_pending` read with each row (an index probe of the pending table's key): the
+    memory object asks the net for a knot only about memories that are not pending."""
+    return memories.annotate(promotion_pending=Exists(PendingPromotion.objects.filter(memory_id=OuterRef("pk"))))
+
+
 def memories_of(mind_id: str) -> QuerySet[Memory]:
     """The mind's memories with what the memory object needs joined in. Every query filters by mind."""
-    return Memory.objects.filter(mind_id=mind_id).select_related("verified_by").defer("embedding", "search_vector")
+    memories = Memory.objects.filter(mind_id=mind_id).select_related("verified_by").defer("embedding", "search_vector")
+    return _with_promotion_pending(memories)
 
 
 def memory_get_for(*, user, memory_id: str, need: Access, named_mind_id: str | None = None) -> Memory:
@@ -31,12 +38,9 @@ def memory_get_for(*, user, memory_id: str, need: Access, named_mind_id: str | N
     PermissionDenied when too low). `named_mind_id`, the mind the client named, must be the
     memory's: ValidationFailed naming both otherwise — checked only once the caller may see the
     memory, so an outsider learns nothing from it."""
-    memory = (
-        Memory.objects.select_related("mind", "verified_by")
-        .defer("embedding", "search_vector")
-        .filter(pk=memory_id)
-        .first()
-    )
+    memory = _with_promotion_pending(
+        Memory.objects.select_related("mind", "verified_by").defer("embedding", "search_vector").filter(pk=memory_id)
+    ).first()
     if memory is None:
         raise NotFound(MEMORY_NOT_FOUND)
     try:

@@ -15,7 +15,7 @@ from django.db.models.functions import Trunc
 from django.utils import timezone
 
 from memories.keys import key_stem
-from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter
+from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter, pending_filter
 from memories.selectors.memory import memories_of
 from memories.selectors.system import worker_alive
 from memoryproject.contributions import contributed_mind_health, contributed_mind_stats, contributed_minds_health
@@ -57,10 +57,12 @@ def mind_stats(*, mind: Mind, now: datetime | None = None) -> dict:
 
 
 def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
-    """GET /memory/health. A memory is pending promotion while `promoted_at` is unset and it is not
-    expired; it has waited since its last write (`updated_at`), which is what enqueued it."""
+    """GET /memory/health. A memory is pending promotion while no knot holds its current content
+    and it is not expired (memories.models.pending_filter; parked versions included, and counted
+    apart by the net as `parked`); it has waited since its last write (`updated_at`), which is
+    what enqueued it."""
     now = now or timezone.now()
-    pending = Q(promoted_at__isnull=True) & current_filter(now)
+    pending = pending_filter(now)
     counts = Memory.objects.filter(mind_id=mind.pk).aggregate(
         memories=Count("pk"),
         pending=Count("pk", filter=pending),
@@ -76,7 +78,7 @@ def mind_health(*, mind: Mind, now: datetime | None = None) -> dict:
         "last_promotion_at": None,
         "last_decay_at": None,
         "worker_alive": worker_alive(),
-        # The net's part (pending counted from its links, knots, edges), from the net's app.
+        # The net's part (knots, edges, parked versions, the last promotion), from the net's app.
         **contributed_mind_health(mind.pk, now),
     }
 
@@ -90,7 +92,7 @@ def minds_overview(*, mind_ids: Sequence[str], now: datetime | None = None) -> d
     `last_decay_at` (plus what the net adds, `parked`) as in `mind_health`. One grouped query for
     the memories and the net's few for all minds, however many there are."""
     now = now or timezone.now()
-    pending = Q(promoted_at__isnull=True) & current_filter(now)
+    pending = pending_filter(now)
     rows = (
         Memory.objects.filter(mind_id__in=mind_ids)
         .values("mind_id")

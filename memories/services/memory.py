@@ -155,6 +155,8 @@ def memory_build(
     )
     for name, value in _event_time_fields(fields, created_at=created_at, current=None).items():
         setattr(memory, name, value)
+    # A new memory's content is held by no knot: once inserted, the database makes it pending.
+    memory.promotion_pending = True
     return memory
 
 

@@ -20,11 +20,10 @@ from typing import Any
 
 import numpy as np
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef, Subquery
 from django.db.models.functions import Lower
 from django.db.models.query import QuerySet
 
-from memories.models import EMBEDDING_DIMENSIONS, Memory
+from memories.models import EMBEDDING_DIMENSIONS
 from memoryproject.contributions import ImportedSection, TimeFormatter
 from memoryproject.domain import ValidationFailed, validation_error_fields
 from pipelinelog.spans import current_span
@@ -470,18 +469,6 @@ def _knots_write(mind_id: str, read: list, entity_ids: Mapping) -> tuple[dict, I
     return mapping, knots_done, ImportedSection(created=len(new_links), skipped=len(links) - len(new_links))
 
 
-def _promoted_at_mark(mind_id: str, memory_ids: Iterable[str]) -> int:
-    """Memories' copy of "promoted": set where a link now holds a memory's current content."""
-    current = MemoryKnot.objects.filter(
-        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
-    )
-    return (
-        Memory.objects.filter(mind_id=mind_id, pk__in=list(memory_ids), promoted_at__isnull=True)
-        .filter(Exists(current))
-        .update(promoted_at=Subquery(current.values("created_at")[:1]))
-    )
-
-
 def _edges_write(mind_id: str, read: list, knot_ids: Mapping, entity_ids: Mapping) -> ImportedSection:
     edges = {}
     for source, target, edge in read:
@@ -519,7 +506,6 @@ def net_import_sections(
     parsed = _read(sections, mind_id, memory_ids)
     entity_ids, entities_done = _entities_write(mind_id, parsed.entities)
     knot_ids, knots_done, links_done = _knots_write(mind_id, parsed.knots, entity_ids)
-    _promoted_at_mark(mind_id, {link.memory_id for _, _, _, links in parsed.knots for link in links})
     edges_done = _edges_write(mind_id, parsed.edges, knot_ids, entity_ids)
     goals_done = _goals_write(mind_id, parsed.goals)
     done = {

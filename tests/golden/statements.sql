@@ -939,6 +939,196 @@ memories_memory
 -- synapses.net.sql.TABLES['presence']
 synapses_knotpresence
 
+-- synapses.promotion.sql.ATTEMPT_SQL
+INSERT INTO synapses_promotionattempt AS attempt
+       (mind_id, memory_id, content_hash, attempts, last_error, parked_at, created_at, updated_at)
+VALUES (%(mind)s, %(memory)s, %(hash)s, 1, %(error)s,
+        CASE WHEN 1 >= %(max)s THEN %(now)s::timestamptz END, %(now)s, %(now)s)
+ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
+   SET attempts = attempt.attempts + 1,
+       last_error = EXCLUDED.last_error,
+       updated_at = EXCLUDED.updated_at,
+       parked_at = CASE WHEN attempt.attempts + 1 >= %(max)s
+                        THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
+RETURNING attempts, parked_at IS NOT NULL
+
+-- synapses.promotion.sql.HNSW_SETTINGS_COLUMNS
+set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+
+-- synapses.promotion.sql.KNOT_CREATE_SQL
+WITH knot AS (
+    INSERT INTO synapses_knot (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
+                        attributes, embedding, embedding_model, themes, entities, event_time,
+                        event_precision, weight_raw, weight_anchor, activation_count, created_at,
+                        source_created_at)
+    VALUES (%(mind_id)s, %(memory_id)s, %(content)s, %(content_hash)s, %(category)s, %(observer)s, %(emotion)s,
+            NULL, %(attributes)s::jsonb, %(embedding)s::vector, %(embedding_model)s, %(themes)s::varchar[],
+            %(entities)s::bigint[], %(event_time)s, %(event_precision)s, %(weight_raw)s, %(weight_anchor)s, 1,
+            %(created_at)s, %(source_created_at)s)
+    RETURNING id
+), presence AS (
+    INSERT INTO synapses_knotpresence (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at, is_active)
+    SELECT id, %(mind_id)s, %(weight_anchor)s, %(weight_anchor)s, %(created_at)s, %(created_at)s, true FROM knot
+), link AS (
+    INSERT INTO synapses_memoryknot (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+    SELECT %(mind_id)s, %(memory_id)s, %(content_hash)s, id, %(kind)s, %(created_at)s FROM knot
+)
+SELECT id FROM knot
+
+-- synapses.promotion.sql.LINK_SQL
+INSERT INTO synapses_memoryknot (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+VALUES (%(mind)s, %(memory)s, %(hash)s, %(knot)s, %(kind)s, %(now)s)
+
+-- synapses.promotion.sql.LOCKS_SQL
+SELECT pg_advisory_xact_lock(keys.key)
+  FROM (SELECT DISTINCT unnest(%(keys)s::bigint[]) AS key ORDER BY key) AS keys
+
+-- synapses.promotion.sql.NEAREST_SQL[<VectorPlan.EXACT: 'exact'>]
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY (embedding <=> %(vector)s::vector) + 0
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+
+-- synapses.promotion.sql.NEAREST_SQL[<VectorPlan.HNSW: 'hnsw'>]
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY embedding <=> %(vector)s::vector
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+
+-- synapses.promotion.sql.NEAREST_UNDER_SETTINGS_SQL
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true);
+
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY embedding <=> %(vector)s::vector
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+
+-- synapses.promotion.sql.PLAN_SQL
+SELECT count(*),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+  FROM (SELECT 1 FROM synapses_knot WHERE mind_id = %(mind)s LIMIT %(probe)s) AS mind_knots
+
+-- synapses.promotion.sql.STATEMENTS['attempt']
+INSERT INTO synapses_promotionattempt AS attempt
+       (mind_id, memory_id, content_hash, attempts, last_error, parked_at, created_at, updated_at)
+VALUES (%(mind)s, %(memory)s, %(hash)s, 1, %(error)s,
+        CASE WHEN 1 >= %(max)s THEN %(now)s::timestamptz END, %(now)s, %(now)s)
+ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
+   SET attempts = attempt.attempts + 1,
+       last_error = EXCLUDED.last_error,
+       updated_at = EXCLUDED.updated_at,
+       parked_at = CASE WHEN attempt.attempts + 1 >= %(max)s
+                        THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
+RETURNING attempts, parked_at IS NOT NULL
+
+-- synapses.promotion.sql.STATEMENTS['knot_create']
+WITH knot AS (
+    INSERT INTO synapses_knot (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
+                        attributes, embedding, embedding_model, themes, entities, event_time,
+                        event_precision, weight_raw, weight_anchor, activation_count, created_at,
+                        source_created_at)
+    VALUES (%(mind_id)s, %(memory_id)s, %(content)s, %(content_hash)s, %(category)s, %(observer)s, %(emotion)s,
+            NULL, %(attributes)s::jsonb, %(embedding)s::vector, %(embedding_model)s, %(themes)s::varchar[],
+            %(entities)s::bigint[], %(event_time)s, %(event_precision)s, %(weight_raw)s, %(weight_anchor)s, 1,
+            %(created_at)s, %(source_created_at)s)
+    RETURNING id
+), presence AS (
+    INSERT INTO synapses_knotpresence (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at, is_active)
+    SELECT id, %(mind_id)s, %(weight_anchor)s, %(weight_anchor)s, %(created_at)s, %(created_at)s, true FROM knot
+), link AS (
+    INSERT INTO synapses_memoryknot (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+    SELECT %(mind_id)s, %(memory_id)s, %(content_hash)s, id, %(kind)s, %(created_at)s FROM knot
+)
+SELECT id FROM knot
+
+-- synapses.promotion.sql.STATEMENTS['link']
+INSERT INTO synapses_memoryknot (mind_id, memory_id, content_hash, knot_id, kind, created_at)
+VALUES (%(mind)s, %(memory)s, %(hash)s, %(knot)s, %(kind)s, %(now)s)
+
+-- synapses.promotion.sql.STATEMENTS['locks']
+SELECT pg_advisory_xact_lock(keys.key)
+  FROM (SELECT DISTINCT unnest(%(keys)s::bigint[]) AS key ORDER BY key) AS keys
+
+-- synapses.promotion.sql.STATEMENTS['nearest.exact']
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY (embedding <=> %(vector)s::vector) + 0
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+
+-- synapses.promotion.sql.STATEMENTS['nearest.hnsw']
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY embedding <=> %(vector)s::vector
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+
+-- synapses.promotion.sql.STATEMENTS['nearest.hnsw_under_settings']
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true);
+
+SELECT nearest.id, nearest.distance, presence.is_active
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+          FROM synapses_knot
+         WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
+         ORDER BY embedding <=> %(vector)s::vector
+         LIMIT %(candidates)s) AS nearest
+  JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
+
+-- synapses.promotion.sql.STATEMENTS['plan']
+SELECT count(*),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+  FROM (SELECT 1 FROM synapses_knot WHERE mind_id = %(mind)s LIMIT %(probe)s) AS mind_knots
+
+-- synapses.promotion.sql.TABLES['attempt']
+synapses_promotionattempt
+
+-- synapses.promotion.sql.TABLES['decay_run']
+synapses_decayrun
+
+-- synapses.promotion.sql.TABLES['edge']
+synapses_edge
+
+-- synapses.promotion.sql.TABLES['entity']
+synapses_entity
+
+-- synapses.promotion.sql.TABLES['goal']
+synapses_goal
+
+-- synapses.promotion.sql.TABLES['knot']
+synapses_knot
+
+-- synapses.promotion.sql.TABLES['link']
+synapses_memoryknot
+
+-- synapses.promotion.sql.TABLES['memory']
+memories_memory
+
+-- synapses.promotion.sql.TABLES['presence']
+synapses_knotpresence
+
 -- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.EXACT: 'exact'>, <TextList.EVERY_MATCH: 'every_match'>)]
 WITH nearest AS MATERIALIZED (
     SELECT k.id, k.embedding <=> %(vector)s::vector AS distance

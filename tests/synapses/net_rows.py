@@ -10,9 +10,8 @@ from tests.synapses.conftest import knot_make
 
 def memory_promote_by_hand(memory: Memory, *, is_active: bool = True) -> Knot:
     knot = knot_make(memory, is_active=is_active)
-    link = MemoryKnot.objects.create(
+    MemoryKnot.objects.create(
         mind=memory.mind, memory=memory, content_hash=memory.content_hash, knot=knot, kind=LinkKind.ORIGIN
     )
-    Memory.objects.filter(pk=memory.pk).update(promoted_at=link.created_at)
     memory.refresh_from_db()
     return knot

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
 
-from memories.models import Memory
+from memories.models import Memory, PendingPromotion
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
 from tests.synapses.conftest import knot_make, memory_make
 
@@ -46,27 +45,26 @@ def test_a_memory_linked_as_duplicate_returns_to_pending_when_its_knot_goes(mind
     knot = knot_make(original)
     link_make(original, knot, LinkKind.ORIGIN)
     link_make(twin, knot, LinkKind.DUPLICATE)
-    Memory.objects.filter(pk__in=[original.pk, twin.pk]).update(promoted_at=timezone.now())
+    assert not PendingPromotion.objects.filter(memory_id__in=[original.pk, twin.pk]).exists()
 
     original.delete()
 
-    twin.refresh_from_db()
     assert not MemoryKnot.objects.filter(memory=twin).exists()
-    assert twin.promoted_at is None
+    assert list(PendingPromotion.objects.values_list("memory_id", "content_hash")) == [(twin.pk, twin.content_hash)]
 
 
 def test_losing_the_link_of_an_earlier_version_leaves_the_current_one_promoted(mind):
     memory = memory_make(mind.mind, key="edited", content="version two")
     other = memory_make(mind.mind, key="other", content="version one")
+    link_make(memory, knot_make(memory), LinkKind.ORIGIN)
     knot = knot_make(other)
     MemoryKnot.objects.create(mind=mind.mind, memory=memory, content_hash="0" * 64, knot=knot, kind=LinkKind.DUPLICATE)
-    promoted_at = timezone.now()
-    Memory.objects.filter(pk=memory.pk).update(promoted_at=promoted_at)
+    assert not PendingPromotion.objects.filter(memory=memory).exists()
 
     other.delete()
 
-    memory.refresh_from_db()
-    assert memory.promoted_at == promoted_at
+    assert MemoryKnot.objects.filter(memory=memory).count() == 1
+    assert not PendingPromotion.objects.filter(memory=memory).exists()
 
 
 def test_one_memory_version_cannot_get_two_knots(mind):

@@ -60,7 +60,6 @@ def netted(mind):
     MemoryKnot.objects.create(
         mind=mind.mind, memory=c, content_hash=c.content_hash, knot=knot_a, kind=LinkKind.DUPLICATE
     )
-    Memory.objects.filter(pk=c.pk).update(promoted_at=WHEN)
     for source, target, weight in ((knot_a, knot_b, 1.5), (knot_b, knot_a, 1.25)):
         Edge.objects.create(
             mind=mind.mind, source=source, target=target, weight_raw=weight, weight_anchor=weight / 2,
@@ -78,7 +77,7 @@ def net_snapshot(mind) -> dict:
     keys = dict(Memory.objects.filter(mind=mind).values_list("pk", "key"))
     names = dict(Entity.objects.filter(mind=mind).values_list("pk", "name"))
     knots = {knot.pk: knot for knot in Knot.objects.filter(mind=mind).select_related("presence")}
-    promoted = Memory.objects.filter(mind=mind, promoted_at__isnull=False)
+    promoted = Memory.objects.filter(mind=mind, pending_row__isnull=True)
 
     def knot_of(pk):
         return keys[knots[pk].memory_id], knots[pk].content_hash
@@ -288,8 +287,9 @@ def test_the_nets_import_costs_the_same_queries_whatever_its_size(mind, owner, k
     copier.get("/memory/stats")  # the key's last_used_at written before counting
     memory_part = 1 + 2 + 1 + 3 + 1 + 1 + 4  # as tests/memories/test_query_budgets.py counts an import
     # The net's savepoint (2); the existing knots, their INSERT, the presence INSERT; the existing
-    # links, their INSERT; promoted_at UPDATE (no entities, edges or goals in the file).
-    with django_assert_num_queries(memory_part + 2 + 3 + 2 + 1):
+    # links, their INSERT, which ends the memories' wait for promotion in the database (no
+    # entities, edges or goals in the file).
+    with django_assert_num_queries(memory_part + 2 + 3 + 2):
         body = copier.post("/mind/import", document, format="json").json()
     assert body["knots"]["created"] == knots
 

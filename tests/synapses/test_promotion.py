@@ -16,10 +16,12 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from memories.models import Memory
+from memories.selectors.knots import memories_knot_ids_attach
+from memories.selectors.memory import memories_of
 from memories.services.memory import embed_all
 from pipelinelog.models import LogEntry
 from synapses import tasks
-from synapses.config import setting
+from synapses.config import synapse_settings
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Entity, Knot, KnotPresence, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.promotion import service as promotion
@@ -31,6 +33,13 @@ pytestmark = pytest.mark.django_db
 
 ALICE = "Alice planted three apple trees behind the old barn last spring."
 BOB = "The quarterly tax return was filed electronically on Tuesday morning."
+
+
+def _promoted_at(memory: Memory):
+    """The memory object's `promoted_at` as the API derives it (the link of its current content)."""
+    (fresh,) = memories_of(memory.mind_id).filter(pk=memory.pk)
+    memories_knot_ids_attach([fresh])
+    return fresh.promoted_at
 
 
 def _promoted(memory: Memory) -> MemoryKnot | None:
@@ -97,9 +106,9 @@ def test_a_claim_that_raced_a_commit_ends_in_the_unique_constraint_and_counts_as
     memories_promote(memory_ids=[memory.pk])
     # As if the claim's snapshot predated the other worker's commit: the row is taken although linked.
     monkeypatch.setattr(
-        promotion, "_claim_batch", lambda candidates, **_: [Memory.objects.get(pk=c.memory_id) for c in candidates]
+        promotion, "batch_claim", lambda candidates, **_: [Memory.objects.get(pk=c.memory_id) for c in candidates]
     )
-    result = promotion.memory_promote(candidate)
+    (result,) = promotion.batch_promote([candidate], size=1).outcomes
     assert result.outcome == Outcome.SKIPPED
     assert Knot.objects.count() == 1 and MemoryKnot.objects.count() == 1
     assert not PromotionAttempt.objects.exists()
@@ -125,7 +134,7 @@ def test_a_new_knot_freezes_the_memory_and_starts_at_its_damped_salience(mind):
     presence = KnotPresence.objects.get(knot=knot)
     assert presence.presence_base == presence.weight_present == pytest.approx(expected_anchor)
     assert presence.is_active
-    assert memory.promoted_at is not None
+    assert _promoted_at(memory) is not None
     assert list(knot.embedding) == pytest.approx(list(memory.embedding))
 
 
@@ -183,7 +192,7 @@ def test_the_same_content_under_another_key_links_to_the_knot_and_strengthens_no
         knot.weight_anchor,
         1,
     )
-    assert twin.promoted_at is not None
+    assert _promoted_at(twin) is not None
 
 
 def test_an_inactive_twin_is_half_reactivated_and_decay_continues_from_there(mind, settings):
@@ -299,7 +308,9 @@ def test_one_span_per_memory_holds_the_magnets_the_match_and_the_outcome(mind):
     decisions = [row.content for row in rows if row.kind == "decision"]
     assert [d["outcome"] for d in decisions] == ["created", "duplicate"]
     assert decisions[0]["cosine"] is None  # an empty net: no nearest knot
-    assert decisions[1]["cosine"] == pytest.approx(1.0) and decisions[1]["threshold"] == setting("MATCH_THRESHOLD")
+    assert (
+        decisions[1]["cosine"] == pytest.approx(1.0) and decisions[1]["threshold"] == synapse_settings.MATCH_THRESHOLD
+    )
     magnets = [row.content for row in rows if row.kind == "calculation" and row.content.get("step") == "magnets"]
     assert magnets[0]["explicit_names"] == ["Alice"] and magnets[0]["entities_created"] == 1
     edges = [row.content for row in rows if row.kind == "db_write" and row.content.get("table") == "synapses_edge"]
@@ -405,8 +416,8 @@ def test_a_failing_memory_rolls_back_alone_and_the_rest_of_its_batch_is_promoted
     good = memory_stored(mind.mind, key="good", content=BOB, entities=["Quentin"])
     summary = memories_promote(memory_ids=[broken.pk, good.pk])
     assert (summary.failed, summary.created) == (1, 1)
-    assert _promoted(good).kind == LinkKind.ORIGIN and good.promoted_at is not None
-    assert _promoted(broken) is None and broken.promoted_at is None
+    assert _promoted(good).kind == LinkKind.ORIGIN and _promoted_at(good) is not None
+    assert _promoted(broken) is None and _promoted_at(broken) is None
     assert PromotionAttempt.objects.get(memory=broken).attempts == 1
 
 
@@ -438,7 +449,7 @@ def test_a_batch_sends_one_knot_created_per_mind_naming_the_knots_it_created_but
     assert received == [(KnotEvent.CREATED, mind.mind.pk, created)]
 
 
-def test_a_content_change_unsets_promoted_at_and_an_edit_back_restores_the_links_time(mind):
+def test_a_content_change_makes_the_memory_pending_and_an_edit_back_restores_the_links_time(mind):
     memory = memory_stored(mind.mind, key="a", content=ALICE)
     memories_promote(memory_ids=[memory.pk])
     link = MemoryKnot.objects.get(memory=memory)
@@ -446,12 +457,12 @@ def test_a_content_change_unsets_promoted_at_and_an_edit_back_restores_the_links
 
     Memory.objects.filter(pk=memory.pk).update(content=BOB, content_hash=bob_hash)  # a bulk write path
     memory.refresh_from_db()
-    assert memory.promoted_at is None
+    assert _promoted_at(memory) is None
     assert [c.memory_id for c in candidates_select(now=timezone.now(), now_all=True)] == [memory.pk]
 
     Memory.objects.filter(pk=memory.pk).update(content=ALICE, content_hash=link.content_hash)
     memory.refresh_from_db()
-    assert memory.promoted_at == link.created_at
+    assert _promoted_at(memory) == link.created_at
     assert candidates_select(now=timezone.now(), now_all=True) == []
 
 
@@ -459,7 +470,7 @@ def test_a_write_that_keeps_the_content_leaves_promoted_at_alone(mind):
     memory = memory_stored(mind.mind, key="a", content=ALICE)
     memories_promote(memory_ids=[memory.pk])
     memory.refresh_from_db()
-    promoted = memory.promoted_at
+    promoted = _promoted_at(memory)
     Memory.objects.filter(pk=memory.pk).update(salience=0.2, content_hash=memory.content_hash)
     memory.refresh_from_db()
-    assert memory.promoted_at == promoted is not None
+    assert _promoted_at(memory) == promoted is not None

@@ -17,8 +17,9 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
+from memories.models import PendingPromotion
 from synapses.models import Entity, Knot, LinkKind, MemoryKnot, PromotionAttempt
-from synapses.promotion.service import _advisory_key
+from synapses.promotion.select import advisory_key
 from tests.synapses.promotion_rows import memory_stored
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,7 +135,7 @@ def test_a_promotion_killed_mid_run_leaves_its_memory_pending_and_the_next_run_p
     try:
         # Hold the lock the promotion takes after claiming the memory: the child waits there, mid-promotion.
         with holder.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", [_advisory_key(memory.mind_id, memory.content_hash)])
+            cursor.execute("SELECT pg_advisory_lock(%s)", [advisory_key(memory.mind_id, memory.content_hash)])
         child = subprocess.Popen([sys.executable, str(SCRIPT)], cwd=REPO, env=_env(), stderr=subprocess.PIPE, text=True)
         assert _wait_for(lambda: _waiting(probe, "%pg_advisory_xact_lock%") == 1, seconds=60), "never mid-promotion"
         child.send_signal(signal.SIGKILL)
@@ -149,8 +150,7 @@ def test_a_promotion_killed_mid_run_leaves_its_memory_pending_and_the_next_run_p
         holder.close()
         probe.close()
 
-    memory.refresh_from_db()
-    assert memory.promoted_at is None
+    assert PendingPromotion.objects.filter(memory=memory, content_hash=memory.content_hash).exists()
     assert not MemoryKnot.objects.filter(memory=memory).exists()
     assert not Knot.objects.exists()
     assert not PromotionAttempt.objects.exists()  # a killed worker is not the memory's failure

@@ -12,7 +12,7 @@ from django.utils import timezone
 from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import Edge, Entity, Knot, KnotPresence
 from synapses.promotion.entities import memory_entities_resolve
-from synapses.promotion.service import candidates_select, memory_promote
+from synapses.promotion.service import batch_promote, candidates_select
 from tests.synapses.promotion_rows import memory_stored
 
 pytestmark = pytest.mark.django_db
@@ -25,10 +25,11 @@ pytestmark = pytest.mark.django_db
 #   INSERT knot with its presence and origin link (one statement),
 #   edges: plan, candidates, bulk INSERT,
 #   RELEASE (the memory), the mind's webhooks (the batch's one knot.created: one indexed SELECT),
-#   UPDATE the batch's promoted_at, RELEASE (the batch),
+#   RELEASE (the batch) — the memory's row in the pending table goes with its link's INSERT, by
+#   trigger (the batch's UPDATE of promoted_at made this 20 before),
 #   the span's log rows (the test settings write them synchronously): the minds they name,
 #   SAVEPOINT, COPY, RELEASE.
-STATEMENTS = 20
+STATEMENTS = 19
 
 
 def _net_grow(memory, knots: int, *, seed: int) -> None:
@@ -73,7 +74,7 @@ def _statements_of_one_promotion(mind, key: str, content: str) -> int:
     memory = memory_stored(mind, key=key, content=content, entities=["Mira"], tags=["family"])
     (candidate,) = candidates_select(now=timezone.now(), memory_ids=[memory.pk])
     with CaptureQueriesContext(connection) as queries:
-        result = memory_promote(candidate)
+        (result,) = batch_promote([candidate], size=1).outcomes
     assert result.outcome == "created"
     assert result.pairs_written > 0  # the theme fires: the edge statements ran
     return len(queries)
@@ -118,7 +119,7 @@ def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_unde
 ):
     from memories.selectors.vector_plan import HNSW_SETTINGS_SQL, under_hnsw_settings
     from synapses.net.selectors.candidates import NetFacts
-    from synapses.promotion import service as promotion
+    from synapses.promotion import knots as promotion
     from tests.synapses.promotion_rows import knot_of
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # one knot is above the bound: the HNSW plan
@@ -145,7 +146,7 @@ def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_unde
     # wanted, at least 40; the iterative scan).
     monkeypatch.setattr(
         promotion,
-        "_NEAREST_UNDER_SETTINGS_SQL",
+        "NEAREST_UNDER_SETTINGS_SQL",
         under_hnsw_settings(
             "SELECT current_setting('hnsw.ef_search')::int, 0.0,"
             " current_setting('hnsw.iterative_scan') = 'relaxed_order'"

@@ -145,16 +145,16 @@ def test_a_minds_own_mode_sets_the_depth(zoo):
 
 
 def test_the_anchor_floor_and_the_gravity_threshold_are_the_embedders_calibrated_values(settings):
-    from synapses.config import setting
+    from synapses.config import synapse_settings
 
     # The knot-pair cosines' p90 of the LoCoMo development split (docs/synapse-model.md §10), but
     # hashing's floor near its p99 (measured on LoCoMo, docs/benchmarks.md).
     settings.SYNAPSE_EMBEDDER = "hashing"
-    assert (setting("ANCHOR_FLOOR"), setting("GRAVITY_THRESHOLD")) == (0.50, 0.39)
+    assert (synapse_settings.ANCHOR_FLOOR, synapse_settings.GRAVITY_THRESHOLD) == (0.50, 0.39)
     settings.SYNAPSE_EMBEDDER = "sentence-transformers"
-    assert (setting("ANCHOR_FLOOR"), setting("GRAVITY_THRESHOLD")) == (0.56, 0.56)
+    assert (synapse_settings.ANCHOR_FLOOR, synapse_settings.GRAVITY_THRESHOLD) == (0.56, 0.56)
     settings.SYNAPSE_EMBEDDER = "openai"  # no calibrated row: the original's values
-    assert (setting("ANCHOR_FLOOR"), setting("GRAVITY_THRESHOLD")) == (0.40, 0.40)
+    assert (synapse_settings.ANCHOR_FLOOR, synapse_settings.GRAVITY_THRESHOLD) == (0.40, 0.40)
 
 
 def test_the_anchor_floor_admits_a_vector_hit_at_or_above_it_only(mind, settings):

@@ -3,8 +3,9 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from minds.models import Mind
-from synapses.config import setting
-from synapses.promotion.service import PromotionSummary, memories_promote, pending_count
+from synapses.config import synapse_settings
+from synapses.promotion.select import pending_count
+from synapses.promotion.service import PromotionSummary, memories_promote
 
 
 class Command(BaseCommand):
@@ -20,7 +21,7 @@ class Command(BaseCommand):
             action="store_true",
             help="every pending, non-expired memory, mature or not (imports, benchmarks)",
         )
-        batch = setting("PROMOTION_BATCH_SIZE")
+        batch = synapse_settings.PROMOTION_BATCH_SIZE
         parser.add_argument("--batch-size", type=int, default=None, help=f"memories per batch (default {batch})")
 
     def handle(self, *args, mind: str | None, now: bool, batch_size: int | None, **options):
@@ -28,7 +29,7 @@ class Command(BaseCommand):
             raise CommandError(f"No mind with id {mind!r}.")
         if batch_size is not None and batch_size < 1:
             raise CommandError("--batch-size must be 1 or more.")
-        limit = batch_size or setting("PROMOTION_BATCH_SIZE")
+        limit = batch_size or synapse_settings.PROMOTION_BATCH_SIZE
         total = PromotionSummary()
         with tqdm(total=pending_count(now=timezone.now(), mind_id=mind, now_all=now), unit="memory") as bar:
             while True:

@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Avg, Count, Exists, F, Max, Min, OuterRef, Q
+from django.db.models import Avg, Count, F, Max, Q
 
-from memories.models import Memory, current_filter
+from memoryproject.contributions import KnotLink
 from synapses.models import DecayRun, Edge, Knot, KnotPresence, MemoryKnot, PromotionAttempt
 from synapses.net.sql import MIND_COUNTS_SQL
 
@@ -58,26 +58,13 @@ def mind_net_stats(mind_id: str) -> dict[str, Any]:
     }
 
 
-def memories_pending(mind_id: str, now: datetime):
-    """The mind's memories waiting for promotion: not expired and no link to a knot for their
-    current content hash (a memory edited after its promotion waits again)."""
-    linked = MemoryKnot.objects.filter(
-        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
-    )
-    return Memory.objects.filter(current_filter(now), mind_id=mind_id).exclude(Exists(linked))
-
-
 def mind_net_health(mind_id: str, now: datetime) -> dict[str, Any]:
-    """/memory/health of one mind: the pending memories counted from the links (the truth the
-    promotion reads), the age of the oldest since its last write, knots, active knots, edges."""
-    pending = memories_pending(mind_id, now).aggregate(count=Count("pk"), oldest=Min("updated_at"))
-    oldest = pending["oldest"]
+    """/memory/health of one mind: knots, active knots, edges (the memories count the pending ones
+    themselves, memories.models.pending_filter)."""
     knots = Knot.objects.filter(mind_id=mind_id).aggregate(
         total=Count("pk"), active=Count("pk", filter=Q(presence__is_active=True))
     )
     return {
-        "pending_promotion": pending["count"],
-        "oldest_pending_age_seconds": max(0, int((now - oldest).total_seconds())) if oldest else None,
         "knots": knots["total"],
         "knots_active": knots["active"],
         "edges": Edge.objects.filter(mind_id=mind_id).count(),
@@ -90,19 +77,10 @@ def last_decay_at() -> datetime | None:
 
 
 def minds_net_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[str, Any]]:
-    """The dashboard's promotion health of many minds, three queries for any number of them: the
-    pending memories and the age of the oldest (as `mind_net_health`), the parked versions (as
-    `mind_promotion_health`), when each mind's last memory was promoted, and when the decay last
-    ran (one more query, the same for every mind)."""
-    linked = MemoryKnot.objects.filter(
-        mind_id=OuterRef("mind_id"), memory_id=OuterRef("pk"), content_hash=OuterRef("content_hash")
-    )
-    pending = (
-        Memory.objects.filter(current_filter(now), mind_id__in=mind_ids)
-        .exclude(Exists(linked))
-        .values("mind_id")
-        .annotate(count=Count("pk"), oldest=Min("updated_at"))
-    )
+    """The dashboard's promotion health of many minds, two queries for any number of them: the
+    parked versions (as `mind_promotion_health`) and when each mind's last memory was promoted;
+    and when the decay last ran (one more query, the same for every mind). The memories count
+    the pending ones themselves (memories.models.pending_filter)."""
     parked = (
         PromotionAttempt.objects.filter(
             mind_id__in=mind_ids, parked_at__isnull=False, memory__content_hash=F("content_hash")
@@ -114,17 +92,12 @@ def minds_net_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[s
     decayed_at = last_decay_at()
     health: dict[str, dict[str, Any]] = {
         mind_id: {
-            "pending_promotion": 0,
-            "oldest_pending_age_seconds": None,
             "parked": 0,
             "last_promotion_at": None,
             "last_decay_at": decayed_at,
         }
         for mind_id in mind_ids
     }
-    for row in pending:
-        health[row["mind_id"]]["pending_promotion"] = row["count"]
-        health[row["mind_id"]]["oldest_pending_age_seconds"] = max(0, int((now - row["oldest"]).total_seconds()))
     for row in parked:
         health[row["mind_id"]]["parked"] = row["count"]
     for row in last:
@@ -132,13 +105,15 @@ def minds_net_health(mind_ids: Sequence[str], now: datetime) -> dict[str, dict[s
     return health
 
 
-def memory_knot_ids(mind_id: str, memories: Sequence[tuple[str, str]]) -> dict[str, int]:
-    """`{memory id: knot id}` for the memories (id, current content hash) whose current content a
-    knot holds, in one query (the unique index on (mind, memory, content_hash))."""
+def memory_knot_ids(mind_id: str, memories: Sequence[tuple[str, str]]) -> dict[str, KnotLink]:
+    """`{memory id: KnotLink}` for the memories (id, current content hash) whose current content a
+    knot holds — the knot and when the link was made, the memory's `promoted_at` — in one query
+    (the unique index on (mind, memory, content_hash))."""
     current = set(memories)
     links = MemoryKnot.objects.filter(mind_id=mind_id, memory_id__in={memory_id for memory_id, _ in current})
+    rows = links.values_list("memory_id", "content_hash", "knot_id", "created_at")
     return {
-        memory_id: knot_id
-        for memory_id, content_hash, knot_id in links.values_list("memory_id", "content_hash", "knot_id")
+        memory_id: KnotLink(knot_id=knot_id, linked_at=created_at)
+        for memory_id, content_hash, knot_id, created_at in rows
         if (memory_id, content_hash) in current
     }
