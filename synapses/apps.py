@@ -10,7 +10,9 @@ class SynapsesConfig(AppConfig):
     def ready(self) -> None:
         from memoryproject.contributions import AnswerContributor, answer_contributor_register
         from synapses.api.resonance_serializers import resonance_body
-        from synapses.net.portability import NET_SECTIONS, net_export_sections, net_import_sections
+        from synapses.net.portability.export import net_export_sections
+        from synapses.net.portability.fields import NET_SECTIONS
+        from synapses.net.portability.importing import net_import_sections
         from synapses.net.selectors.counts import (
             memory_knot_ids,
             mind_net_health,
