@@ -14,10 +14,11 @@ from django.conf import settings
 from django.db import connection
 
 from bench.corpus import memory_specs
-from bench.latency import Operation, _exact_top, operation_measure, table
+from bench.latency import Operation, operation_measure, table
 from bench.peer import peer_table
 from bench.runner import comparison_run, overhead_pct
 from bench.scenarios import Comparison, Context, Scenario
+from bench.vector_truth import exact_top
 from memories.models import Memory
 
 
@@ -63,8 +64,8 @@ def test_a_comparison_alternates_on_and_off_and_reports_the_median_of_its_rounds
 def test_the_exact_top_keeps_every_row_tied_with_the_kth():
     distances = np.array([0.5, 0.1, 0.2, 0.2, 0.9])
 
-    assert _exact_top(distances, np.arange(5), 2) == {1, 2, 3}
-    assert _exact_top(distances, np.array([0, 4]), 5) == {0, 4}
+    assert exact_top(distances, np.arange(5), 2) == {1, 2, 3}
+    assert exact_top(distances, np.array([0, 4]), 5) == {0, 4}
 
 
 def _row(ratio: float) -> dict:
