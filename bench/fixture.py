@@ -103,7 +103,7 @@ class MemoryRows:
     def values(self, spec, **fields) -> dict:
         """The row of `spec` (a corpus MemorySpec) as {attname: value}; `fields` override any."""
         from memories.keys import content_hash_of
-        from memoryproject.public_ids import new_memory_id
+        from memoryproject.core.public_ids import new_memory_id
 
         values = dict(self._template(spec.category, spec.priority))
         values.update(

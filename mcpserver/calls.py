@@ -22,10 +22,10 @@ from rest_framework.exceptions import Throttled
 from rest_framework.renderers import JSONRenderer
 
 from mcpserver.tools import TOOLS
-from memoryproject import domain
-from memoryproject.api.headers import header_value_problem
-from memoryproject.errors import error_body
-from memoryproject.exceptions import api_exception_handler
+from memoryproject.core import domain
+from memoryproject.core.api.headers import header_value_problem
+from memoryproject.core.errors import error_body
+from memoryproject.core.exceptions import api_exception_handler
 from minds.access import caller_label
 from minds.authentication import MindKeyAuthentication
 from minds.principals import AgentPrincipal

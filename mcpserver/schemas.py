@@ -13,7 +13,7 @@ from typing import Any
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from memoryproject.api.fields import DurationParamField, FlexibleTimeField
+from memoryproject.core.api.fields import DurationParamField, FlexibleTimeField
 
 
 def field_schema(field: serializers.Field) -> dict[str, Any]:

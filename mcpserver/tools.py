@@ -28,13 +28,13 @@ from memories.selectors.memory import MEMORY_LIST_LIMIT, MEMORY_NOT_FOUND, memor
 from memories.selectors.recall import recall_build
 from memories.selectors.search import memories_search
 from memories.services.memory import memory_delete, memory_store
-from memoryproject.api.fields import QueryIntegerField, StrictCharField
-from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
-from memoryproject.api.strict import RejectUnknownFieldsMixin
-from memoryproject.converters import MemoryIdConverter
-from memoryproject.domain import NotFound
-from memoryproject.page_limits import MAX_PAGE_LIMIT
-from memoryproject.pagination import LimitOffsetPaging
+from memoryproject.core.api.fields import QueryIntegerField, StrictCharField
+from memoryproject.core.api.params import PAGE_PARAMS, no_query_params, query_params
+from memoryproject.core.api.strict import RejectUnknownFieldsMixin
+from memoryproject.core.converters import MemoryIdConverter
+from memoryproject.core.domain import NotFound
+from memoryproject.core.page_limits import MAX_PAGE_LIMIT
+from memoryproject.core.pagination import LimitOffsetPaging
 from minds.access import Access, caller_of
 from minds.principals import AgentPrincipal
 from pipelinelog.spans import current_turn_id_or_blank
@@ -65,7 +65,7 @@ class Tool:
 
 class ToolQuery:
     """A tool's arguments where the API's helpers read a request's query string
-    (`memoryproject.api.params.query_params`, the paginator). A JSON integer given for a whole-
+    (`memoryproject.core.api.params.query_params`, the paginator). A JSON integer given for a whole-
     number parameter of `serializer_class` becomes its digits, as the URL would carry it; every
     other value stays as it is, so a field that expects a string names a number given instead."""
 

@@ -8,7 +8,7 @@ class MemoriesConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
-        from memoryproject.converters import MemoryIdConverter
+        from memoryproject.core.converters import MemoryIdConverter
 
         register_converter(MemoryIdConverter, "memory_id")
 

@@ -30,10 +30,10 @@ from memories.selectors.memory import MemoryListFilters
 from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
 from memories.services.transfer import IMPORT_MAX_MEMORIES
 from memories.services.validation import KEY_HELP, memory_fields_clean
-from memoryproject.converters import MemoryIdConverter
-from memoryproject.domain import ValidationFailed
-from memoryproject.page_limits import MAX_PAGE_LIMIT
-from memoryproject.timeinput import DURATION_HELP, parse_duration
+from memoryproject.core.converters import MemoryIdConverter
+from memoryproject.core.domain import ValidationFailed
+from memoryproject.core.page_limits import MAX_PAGE_LIMIT
+from memoryproject.core.timeinput import DURATION_HELP, parse_duration
 
 # Memories one page of the list or the review queue shows (rows).
 UI_PAGE_SIZE = 25

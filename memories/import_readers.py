@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from memories.services.transfer import EXPORT_FORMAT_VERSION
 from memories.services.validation import KEY_PATTERN, MEMORY_FIELD_RULES
-from memoryproject.contributions import contributed_section_names
+from memoryproject.core.contributions import contributed_section_names
 
 
 class UnreadableFile(Exception):

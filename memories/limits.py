@@ -2,7 +2,7 @@
 place for the model columns, the serializers and forms that enforce them and the services that
 must stay within them."""
 
-from memoryproject.page_limits import DEFAULT_PAGE_LIMIT
+from memoryproject.core.page_limits import DEFAULT_PAGE_LIMIT
 
 # Longest content (characters, after trimming): a memory is a note, not a document.
 MAX_CONTENT_CHARS = 50_000

@@ -19,7 +19,7 @@ from memories.limits import (
     MAX_KEY_CHARS,
     MAX_TAG_CHARS,
 )
-from memoryproject.public_ids import new_memory_id
+from memoryproject.core.public_ids import new_memory_id
 from minds.models import Mind
 from pipelinelog.constants import TURN_ID_MAX_LENGTH
 

@@ -44,9 +44,9 @@ from memories.services.compact import memories_compact
 from memories.services.memory import memory_delete, memory_store, memory_unverify, memory_update, memory_verify
 from memories.services.transfer import mind_import
 from memories.services.validation import import_items_clean
-from memoryproject.contributions import contributed_memory_page_sections
-from memoryproject.domain import Conflict, Unavailable, ValidationFailed
-from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
+from memoryproject.core.contributions import contributed_memory_page_sections
+from memoryproject.core.domain import Conflict, Unavailable, ValidationFailed
+from memoryproject.core.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, caller_of, mind_get_for
 from minds.forms import MindForm
 from minds.selectors import minds_list

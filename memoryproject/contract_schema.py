@@ -5,7 +5,7 @@ credentials, its path and its body), the headers every request may send (`X-Turn
 `?mind=` where a human names the mind) and the headers every response carries (`X-Turn-Id`;
 `Retry-After` on 429 and 503). A view declares only what is special about it; what it declares
 wins. It describes every app's endpoints, so like the URLs it sits above the apps (the shared
-helpers of `memoryproject/schema.py` import none).
+helpers of `memoryproject/core/schema.py` import none).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import uritemplate
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
-from memoryproject.api.headers import NO_CONTROL_CHARACTERS_PATTERN
-from memoryproject.api.params import MIND_HEADER, MIND_PARAM
-from memoryproject.schema import ERROR_DESCRIPTIONS, ErrorSerializer
+from memoryproject.core.api.headers import NO_CONTROL_CHARACTERS_PATTERN
+from memoryproject.core.api.params import MIND_HEADER, MIND_PARAM
+from memoryproject.core.schema import ERROR_DESCRIPTIONS, ErrorSerializer
 from minds.openapi import MIND_KEY_SCHEME
 from minds.throttling import MindKeyRateThrottle
 from pipelinelog.constants import TURN_ID_HEADER, TURN_ID_MAX_LENGTH

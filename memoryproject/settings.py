@@ -79,9 +79,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "memoryproject.middleware.URLLengthLimitMiddleware",
-    "memoryproject.middleware.ChunkedBodyMiddleware",
-    "memoryproject.middleware.BodySizeLimitMiddleware",
+    "memoryproject.core.middleware.URLLengthLimitMiddleware",
+    "memoryproject.core.middleware.ChunkedBodyMiddleware",
+    "memoryproject.core.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -93,7 +93,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so its process_exception answers a database outage in a plain view before the others.
-    "memoryproject.middleware.DatabaseOutageMiddleware",
+    "memoryproject.core.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "memoryproject.urls"
@@ -227,10 +227,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["memoryproject.parsers.JSONObjectParser"],
+    "DEFAULT_PARSER_CLASSES": ["memoryproject.core.parsers.JSONObjectParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "memoryproject.contract_schema.ContractAutoSchema",
-    "EXCEPTION_HANDLER": "memoryproject.exceptions.api_exception_handler",
+    "EXCEPTION_HANDLER": "memoryproject.core.exceptions.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Counts Mind Key calls only (per key); /login adds its own per-address and per-email throttles.
     "DEFAULT_THROTTLE_CLASSES": ["minds.throttling.MindKeyRateThrottle"],
@@ -268,7 +268,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
     # Paths are routed with and without a trailing slash; document the slash-less form once.
-    "PREPROCESSING_HOOKS": ["memoryproject.schema.drop_trailing_slash_twins"],
+    "PREPROCESSING_HOOKS": ["memoryproject.core.schema.drop_trailing_slash_twins"],
 }
 
 # --- Worker (django-q2) ---------------------------------------------------------------------

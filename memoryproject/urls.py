@@ -3,7 +3,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from memoryproject import views
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 
 urlpatterns = [
     path("", views.landing, name="landing"),

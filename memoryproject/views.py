@@ -17,9 +17,9 @@ from rest_framework.views import APIView
 
 from memories.models import Category
 from memories.selectors.system import service_health
+from memoryproject.core.errors import database_unavailable_response, error_response
+from memoryproject.core.ui_pages import csrf_failure_page, is_browser_page
 from memoryproject.embedded.outage import DATABASE_RETRY_AFTER_SECONDS, is_database_outage, outage
-from memoryproject.errors import database_unavailable_response, error_response
-from memoryproject.ui_pages import csrf_failure_page, is_browser_page
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from memoryproject.converters import MindIdConverter
-from memoryproject.domain import NotFound, PermissionDenied
+from memoryproject.core.converters import MindIdConverter
+from memoryproject.core.domain import NotFound, PermissionDenied
 from minds.models import Mind, MindShare, ShareAccess
 from minds.principals import is_agent
 from minds.signals import mind_resolved

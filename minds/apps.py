@@ -8,7 +8,7 @@ class MindsConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
-        from memoryproject.converters import MindIdConverter
+        from memoryproject.core.converters import MindIdConverter
 
         register_converter(MindIdConverter, "mind_id")
 

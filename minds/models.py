@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from memoryproject.public_ids import new_mind_id
+from memoryproject.core.public_ids import new_mind_id
 
 
 class Mind(models.Model):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db.models import Case, CharField, Exists, OuterRef, Q, QuerySet, Subquery, Value, When
 
-from memoryproject.domain import NotFound
+from memoryproject.core.domain import NotFound
 from minds.access import Access
 from minds.models import Mind, MindKey, MindShare
 

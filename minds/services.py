@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memoryproject.domain import AuthenticationFailed, Conflict
+from memoryproject.core.domain import AuthenticationFailed, Conflict
 from minds.mindkeys import mind_key_digest, mind_key_generate
 from minds.models import Mind, MindKey, MindShare
 from minds.signals import mind_deleting

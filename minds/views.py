@@ -21,8 +21,8 @@ from django.urls import reverse, reverse_lazy
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryproject.domain import Conflict
-from memoryproject.ui_pages import form_add_domain_error, ui_view
+from memoryproject.core.domain import Conflict
+from memoryproject.core.ui_pages import form_add_domain_error, ui_view
 from minds.access import Access, mind_get_for
 from minds.forms import EmailAuthenticationForm, KeyIssueForm, MindForm, RegisterForm, ShareCreateForm, ShareUpdateForm
 from minds.models import Mind

@@ -21,8 +21,8 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 
-from memoryproject.api.headers import header_value_problem
-from memoryproject.errors import error_response
+from memoryproject.core.api.headers import header_value_problem
+from memoryproject.core.errors import error_response
 from minds.access import caller_label
 from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_HEADER, TURN_ID_MAX_LENGTH, setting
 from pipelinelog.redaction import summarize
@@ -61,7 +61,7 @@ def body_summary(request: HttpRequest, raw: bytes | None) -> Any:
     """The body (JSON or form), summarized; other bodies only by type and size.
 
     Called after the view: a JSON object DRF parsed is reused (`parsed_json`, left by
-    `memoryproject.parsers.JSONObjectParser`); the raw body is parsed here only when nothing
+    `memoryproject.core.parsers.JSONObjectParser`); the raw body is parsed here only when nothing
     parsed it (a view that never read `request.data`, a body the parser refused).
     """
     parsed = getattr(request, "parsed_json", None)

@@ -9,8 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from memoryproject.domain import NotFound
-from memoryproject.ui_pages import CONTROL_CHARACTER, ui_view
+from memoryproject.core.domain import NotFound
+from memoryproject.core.ui_pages import CONTROL_CHARACTER, ui_view
 from minds.access import Access, mind_get_for
 from minds.selectors import minds_list
 from pipelinelog.models import Kind

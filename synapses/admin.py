@@ -13,7 +13,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from memoryproject.domain import Conflict, ValidationFailed
+from memoryproject.core.domain import Conflict, ValidationFailed
 from synapses.constants import LAYERS
 from synapses.models import DecayRun, Edge, Entity, Goal, Knot, PromotionAttempt
 from synapses.net.presence import knots_deactivate

@@ -8,7 +8,7 @@ class SynapsesConfig(AppConfig):
     name = "synapses"
 
     def ready(self) -> None:
-        from memoryproject.contributions import AnswerContributor, answer_contributor_register
+        from memoryproject.core.contributions import AnswerContributor, answer_contributor_register
         from synapses.api.resonance_serializers import resonance_body
         from synapses.net.portability.export import net_export_sections
         from synapses.net.portability.fields import NET_SECTIONS

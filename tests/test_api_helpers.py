@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from memoryproject.api.fields import QueryBooleanField, StrictFloatField
-from memoryproject.api.filters import QueryBooleanFormField
-from memoryproject.api.strict import RejectUnknownFieldsMixin, unknown_fields_reject
+from memoryproject.core.api.fields import QueryBooleanField, StrictFloatField
+from memoryproject.core.api.filters import QueryBooleanFormField
+from memoryproject.core.api.strict import RejectUnknownFieldsMixin, unknown_fields_reject
 
 BOOLEAN_WORDS = ["true", "false", "1", "0", "TRUE", " False ", "yes", "no", "on", "2", "tru"]
 

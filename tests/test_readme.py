@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryproject.converters import MindIdConverter
+from memoryproject.core.converters import MindIdConverter
 from memoryproject.embedded.port import listen_problem
 from tests.test_make_run import (
     ROOT,

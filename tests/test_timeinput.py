@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memoryproject.timeinput import (
+from memoryproject.core.timeinput import (
     EARLIEST,
     LATEST,
     MAX_EPOCH_SECONDS,

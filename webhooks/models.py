@@ -7,7 +7,7 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
-from memoryproject.public_ids import new_public_id
+from memoryproject.core.public_ids import new_public_id
 from minds.models import Mind
 
 # Longest webhook URL (characters): room for any real endpoint with its query string.

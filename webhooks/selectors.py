@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from memoryproject.domain import NotFound
+from memoryproject.core.domain import NotFound
 from webhooks.models import Webhook, WebhookDelivery
 
 WEBHOOK_NOT_FOUND = "No webhook with this id in this mind."

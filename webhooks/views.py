@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from memoryproject.ui_pages import ui_view
+from memoryproject.core.ui_pages import ui_view
 from minds.access import Access, mind_get_for
 from webhooks.selectors import mind_deliveries_recent, webhooks_list
 

@@ -1,5 +1,5 @@
 """Query-string filters of the memory lists (django-filter), strict like every list
-(memoryproject.api.filters): a typo like `?tags=docker` must not silently return every memory.
+(memoryproject.core.api.filters): a typo like `?tags=docker` must not silently return every memory.
 
 The API validates with them and hands the typed values to the selectors
 (memories.selectors.memory.MemoryListFilters), which apply them: selectors never read a query string."""
@@ -11,7 +11,7 @@ from django import forms
 
 from memories.limits import MAX_TAG_CHARS
 from memories.models import AuditAction, Category, Memory, MemoryAudit, Priority, Source
-from memoryproject.api.filters import QueryBooleanFilter, StrictFilterSet, choice_filter
+from memoryproject.core.api.filters import QueryBooleanFilter, StrictFilterSet, choice_filter
 
 
 class TagField(forms.CharField):

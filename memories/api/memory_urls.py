@@ -6,7 +6,7 @@ with it and the order of routes here does not matter.
 
 from memories.api import overview_views, recall_views, transfer_views, views
 from memories.api.search_views import SearchView, SemanticSearchView
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 
 urlpatterns = [
     *route("memory", views.MemoryCollectionView.as_view(), name="memory-collection"),

@@ -26,7 +26,7 @@ from memories.models import Category
 from memories.services.compact import COMPACT_DEFAULT_MAX_CLUSTERS, COMPACT_DEFAULT_MIN_CLUSTER_SIZE
 from memories.services.transfer import EXPORT_FORMAT_VERSION, IMPORT_MAX_MEMORIES
 from memories.services.validation import import_items_clean
-from memoryproject.api.fields import (
+from memoryproject.core.api.fields import (
     BodyDurationField,
     BodyIntegerField,
     DurationParamField,
@@ -36,9 +36,9 @@ from memoryproject.api.fields import (
     StrictCharField,
     StrictChoiceField,
 )
-from memoryproject.api.strict import RejectUnknownFieldsMixin
-from memoryproject.domain import ValidationFailed
-from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
+from memoryproject.core.api.strict import RejectUnknownFieldsMixin
+from memoryproject.core.domain import ValidationFailed
+from memoryproject.core.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
 
 class SecondsField(serializers.IntegerField):

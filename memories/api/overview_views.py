@@ -30,8 +30,8 @@ from memories.selectors.overview import (
     mind_timeline,
 )
 from memories.services.compact import memories_compact
-from memoryproject.api.params import no_query_params, query_params
-from memoryproject.schema import error_responses
+from memoryproject.core.api.params import no_query_params, query_params
+from memoryproject.core.schema import error_responses
 from minds.access import Access, caller_of
 from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_turn_id_or_blank

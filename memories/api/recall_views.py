@@ -10,9 +10,9 @@ from rest_framework.views import APIView
 
 from memories.api.overview_serializers import RecallJsonSerializer, RecallQuerySerializer
 from memories.selectors.recall import recall_build
-from memoryproject.api.negotiation import LenientNegotiationMixin
-from memoryproject.api.params import query_params
-from memoryproject.schema import error_responses
+from memoryproject.core.api.negotiation import LenientNegotiationMixin
+from memoryproject.core.api.params import query_params
+from memoryproject.core.schema import error_responses
 from minds.access import Access
 from minds.api.request_mind import mind_from_request
 

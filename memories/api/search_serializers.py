@@ -7,8 +7,8 @@ from rest_framework import serializers
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category
-from memoryproject.api.fields import QueryIntegerField, StrictCharField, StrictChoiceField
-from memoryproject.pagination import MAX_PAGE_LIMIT
+from memoryproject.core.api.fields import QueryIntegerField, StrictCharField, StrictChoiceField
+from memoryproject.core.pagination import MAX_PAGE_LIMIT
 
 # Longest search text (characters). Enough for a paragraph of conversation as the query;
 # beyond it websearch_to_tsquery builds huge AND-queries that match nothing anyway.

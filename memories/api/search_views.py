@@ -13,8 +13,8 @@ from memories.api.search_serializers import (
     SemanticSearchResponseSerializer,
 )
 from memories.selectors.search import memories_search, memories_semantic_search
-from memoryproject.api.params import query_params
-from memoryproject.schema import error_responses
+from memoryproject.core.api.params import query_params
+from memoryproject.core.schema import error_responses
 from minds.access import Access
 from minds.api.request_mind import mind_from_request
 

@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from memories.selectors.knots import memories_knot_ids_attach
 from memories.services.validation import MEMORY_FIELD_RULES, FieldRule, memory_fields_clean
-from memoryproject.api.fields import (
+from memoryproject.core.api.fields import (
     DurationParamField,
     FlexibleTimeField,
     QueryIntegerField,
@@ -16,9 +16,9 @@ from memoryproject.api.fields import (
     StrictChoiceField,
     StrictFloatField,
 )
-from memoryproject.api.strict import unknown_fields_reject
-from memoryproject.domain import ValidationFailed
-from memoryproject.page_limits import MAX_PAGE_LIMIT
+from memoryproject.core.api.strict import unknown_fields_reject
+from memoryproject.core.domain import ValidationFailed
+from memoryproject.core.page_limits import MAX_PAGE_LIMIT
 
 
 def _schema_field_of(rule: FieldRule) -> serializers.Field:

@@ -13,9 +13,9 @@ from rest_framework.views import APIView
 from memories.api.overview_serializers import ExportQuerySerializer, ImportRequestSerializer, ImportResultSerializer
 from memories.api.serializers import MemorySerializer
 from memories.services.transfer import mind_export_csv, mind_export_json, mind_import
-from memoryproject.api.negotiation import LenientNegotiationMixin
-from memoryproject.api.params import query_params
-from memoryproject.contributions import ImportedSection, contributed_section_names
+from memoryproject.core.api.negotiation import LenientNegotiationMixin
+from memoryproject.core.api.params import query_params
+from memoryproject.core.contributions import ImportedSection, contributed_section_names
 from minds.access import Access, caller_of
 from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_turn_id_or_blank

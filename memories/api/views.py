@@ -43,9 +43,9 @@ from memories.services.memory import (
     memory_verify,
 )
 from memories.services.sync import memories_sync
-from memoryproject.api.headers import header_value_problem
-from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
-from memoryproject.pagination import LimitOffsetPaging, page_response
+from memoryproject.core.api.headers import header_value_problem
+from memoryproject.core.api.params import PAGE_PARAMS, no_query_params, query_params
+from memoryproject.core.pagination import LimitOffsetPaging, page_response
 from minds.access import Access, caller_of
 from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman

@@ -21,7 +21,7 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
-from memoryproject.domain import Unavailable
+from memoryproject.core.domain import Unavailable
 
 
 class Embedder(Protocol):
@@ -41,7 +41,7 @@ class EmbedderUnavailable(Unavailable):
     """The embedder could not produce vectors (server down, wrong answer, model missing).
 
     A domain error, so a request that needs a vector answers a clear 503 in the error shape of
-    the API instead of a 500 (memoryproject.exceptions); management commands print the message.
+    the API instead of a 500 (memoryproject.core.exceptions); management commands print the message.
     """
 
     code = "embedder_unavailable"

@@ -5,7 +5,7 @@ import django.contrib.postgres.indexes
 import django.contrib.postgres.search
 import django.db.models.deletion
 import django.utils.timezone
-import memoryproject.public_ids
+import memoryproject.core.public_ids
 import pgvector.django.indexes
 import pgvector.django.vector
 from django.conf import settings
@@ -39,7 +39,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Memory',
             fields=[
-                ('id', models.CharField(default=memoryproject.public_ids.new_memory_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=memoryproject.core.public_ids.new_memory_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('category', models.CharField(choices=[('identity', 'Identity'), ('preference', 'Preference'), ('fact', 'Fact'), ('project', 'Project'), ('skill', 'Skill'), ('mistake', 'Mistake'), ('context', 'Context'), ('note', 'Note')], max_length=16)),
                 ('key', models.CharField(max_length=128)),
                 ('content', models.TextField()),

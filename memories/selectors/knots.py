@@ -1,13 +1,13 @@
 """The memory object's `knot_id` and `promoted_at`: the knot holding the memory's current content
 and when its link was made, or None while the memory waits for promotion. The net answers through
-`memoryproject.contributions` (the memories app never imports the net)."""
+`memoryproject.core.contributions` (the memories app never imports the net)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from memories.models import Memory
-from memoryproject.contributions import contributed_knot_ids
+from memoryproject.core.contributions import contributed_knot_ids
 
 
 def memories_knot_ids_attach(memories: Iterable[Memory]) -> None:

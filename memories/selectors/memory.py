@@ -10,9 +10,9 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from memories.models import AuditAction, Memory, MemoryAudit, PendingPromotion, current_filter
-from memoryproject.domain import NotFound, ValidationFailed
-from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
-from memoryproject.timeinput import time_after
+from memoryproject.core.domain import NotFound, ValidationFailed
+from memoryproject.core.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
+from memoryproject.core.timeinput import time_after
 from minds.access import Access, mind_require
 
 MEMORY_NOT_FOUND = "No memory with this id is visible to you."

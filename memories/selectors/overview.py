@@ -18,8 +18,8 @@ from memories.keys import key_stem
 from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter, pending_filter
 from memories.selectors.memory import memories_of
 from memories.selectors.system import worker_alive
-from memoryproject.contributions import contributed_mind_health, contributed_mind_stats, contributed_minds_health
-from memoryproject.timeinput import time_before
+from memoryproject.core.contributions import contributed_mind_health, contributed_mind_stats, contributed_minds_health
+from memoryproject.core.timeinput import time_before
 from minds.models import Mind
 
 # --- stats ------------------------------------------------------------------------------------

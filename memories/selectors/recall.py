@@ -11,7 +11,7 @@ from django.utils import timezone
 from memories.models import RECALL_ORDER, Memory, current_filter
 from memories.recall import RecallCounts, RecallEntry, RecallText, recall_render
 from memories.selectors.memory import memories_of
-from memoryproject.contributions import RecallSection, contributed_recall_sections
+from memoryproject.core.contributions import RecallSection, contributed_recall_sections
 from minds.models import Mind
 from pipelinelog.spans import current_span
 

@@ -13,7 +13,7 @@ from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from memories.models import Memory
-from memoryproject.contributions import contributed_service_counts
+from memoryproject.core.contributions import contributed_service_counts
 from minds.models import Mind
 
 logger = logging.getLogger(__name__)

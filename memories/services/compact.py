@@ -17,7 +17,7 @@ from memories.lifecycle import MemoryEvent, memories_changed
 from memories.limits import MAX_CONTENT_CHARS
 from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Source, current_filter
 from memories.services.memory import MEMORY_LOCK_OF, audit_row, memory_store
-from memoryproject.timeinput import time_before
+from memoryproject.core.timeinput import time_before
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memories.models import IdempotencyRecord
-from memoryproject.domain import Conflict
+from memoryproject.core.domain import Conflict
 from minds.models import Mind
 from pipelinelog.spans import current_span
 

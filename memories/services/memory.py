@@ -20,7 +20,7 @@ from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import UNIQUE_KEY_CONSTRAINT, AuditAction, Memory, MemoryAudit, Priority
 from memories.selectors.memory import MEMORY_NOT_FOUND, memories_of
 from memories.services.provenance import caller_vouches, confidence_of_source, speaker_of_source, write_source
-from memoryproject.domain import Conflict, NotFound, PermissionDenied
+from memoryproject.core.domain import Conflict, NotFound, PermissionDenied
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span

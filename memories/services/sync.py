@@ -23,7 +23,7 @@ from memories.services.memory import (
     span_write,
 )
 from memories.services.provenance import write_source
-from memoryproject.domain import ValidationFailed, validation_error_fields
+from memoryproject.core.domain import ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 

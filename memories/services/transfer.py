@@ -4,7 +4,7 @@ Export streams: a mind of any size leaves in chunks, never all rows in memory at
 takes the json export format, at most IMPORT_MAX_MEMORIES memories a call, validated up front
 (memories.services.validation.import_items_clean), written in one transaction. The
 long-term net's sections (knots, edges, entities, goals) are written and read by the net's app
-through `memoryproject.contributions`; this module never imports it.
+through `memoryproject.core.contributions`; this module never imports it.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ from memories.services.memory import (
 )
 from memories.services.provenance import import_downgrades, import_provenance, import_verified
 from memories.services.sync import SYNC_UPDATE_BATCH
-from memoryproject.contributions import (
+from memoryproject.core.contributions import (
     ImportedSection,
     contributed_export_sections,
     contributed_import,
     contributed_section_names,
 )
-from memoryproject.domain import ValidationFailed, validation_error_fields
+from memoryproject.core.domain import ValidationFailed, validation_error_fields
 from minds.access import Caller
 from minds.models import Mind
 from pipelinelog.spans import current_span
@@ -98,7 +98,7 @@ def mind_export_json(
     """The mind as one JSON document, in pieces: `format_version`, `exported_at`, `mind`,
     `memories` (`represent(memory)` of each, oldest first), then the long-term net's sections
     (`knots`, `edges`, `entities`, `goals`), which the net's app streams through
-    `memoryproject.contributions`. Times are written by `represent_time`, the API's format."""
+    `memoryproject.core.contributions`. Times are written by `represent_time`, the API's format."""
     head = {
         "format_version": EXPORT_FORMAT_VERSION,
         "exported_at": represent_time(timezone.now()),
@@ -331,7 +331,7 @@ def mind_net_import(
     *, mind: Mind, sections: Mapping[str, object], memory_ids: Mapping[str, str]
 ) -> dict[str, ImportedSection]:
     """The long-term net's sections of an export file into the mind, by the net's app
-    (`memoryproject.contributions`), in one transaction; `memory_ids` maps the file's memory ids
+    (`memoryproject.core.contributions`), in one transaction; `memory_ids` maps the file's memory ids
     to the mind's. No statement at all when every section is empty. Idempotent."""
     if not any(sections.get(name) for name in contributed_section_names()):
         return contributed_import(mind.pk, {}, memory_ids)

@@ -35,8 +35,8 @@ from memories.limits import (
     MAX_TAGS,
 )
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
-from memoryproject.domain import ValidationFailed, unknown_fields_refuse
-from memoryproject.timeinput import parse_time
+from memoryproject.core.domain import ValidationFailed, unknown_fields_refuse
+from memoryproject.core.timeinput import parse_time
 
 # A memory key: letters, digits and _ . : -, starting with a letter or digit.
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$"

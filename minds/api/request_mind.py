@@ -5,8 +5,8 @@ from __future__ import annotations
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
-from memoryproject.api.params import MIND_HEADER, MIND_PARAM
-from memoryproject.domain import PermissionDenied
+from memoryproject.core.api.params import MIND_HEADER, MIND_PARAM
+from memoryproject.core.domain import PermissionDenied
 from minds.access import AGENT_ACCESS, Access, mind_get_for
 from minds.models import Mind
 from minds.principals import AgentPrincipal

@@ -1,10 +1,10 @@
 """Routes for accounts, minds, keys and shares (humans).
 
-`<mind_id:…>` only matches `m_…` ids (memoryproject.converters), so `minds/shared` never collides
+`<mind_id:…>` only matches `m_…` ids (memoryproject.core.converters), so `minds/shared` never collides
 with a mind id.
 """
 
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 from minds.api import views
 
 urlpatterns = [

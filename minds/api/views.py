@@ -15,8 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryproject.pagination import LimitOffsetPaging, page_response
-from memoryproject.schema import error_responses
+from memoryproject.core.pagination import LimitOffsetPaging, page_response
+from memoryproject.core.schema import error_responses
 from minds.access import Access, mind_get_for
 from minds.api.serializers import (
     AccessTokenSerializer,

@@ -10,7 +10,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import memoryproject.public_ids
+import memoryproject.core.public_ids
 
 
 class Migration(migrations.Migration):
@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
                 migrations.CreateModel(
                     name="Mind",
                     fields=[
-                        ("id", models.CharField(default=memoryproject.public_ids.new_mind_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                        ("id", models.CharField(default=memoryproject.core.public_ids.new_mind_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                         ("name", models.CharField(max_length=200)),
                         ("description", models.TextField(blank=True, default="")),
                         ("settings", models.JSONField(blank=True, default=dict)),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import django_filters
 from django import forms
 
-from memoryproject.api.filters import StrictFilterSet, choice_filter
-from memoryproject.timeinput import parse_time
+from memoryproject.core.api.filters import StrictFilterSet, choice_filter
+from memoryproject.core.timeinput import parse_time
 from pipelinelog.constants import NODE_MAX_LENGTH, TURN_ID_MAX_LENGTH
 from pipelinelog.models import Kind, LogEntry
 

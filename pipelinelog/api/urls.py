@@ -1,6 +1,6 @@
 """Routes of the pipeline-log API."""
 
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 from pipelinelog.api import views
 
 urlpatterns = [

@@ -8,8 +8,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryproject.api.params import MIND_HEADER, MIND_PARAM
-from memoryproject.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
+from memoryproject.core.api.params import MIND_HEADER, MIND_PARAM
+from memoryproject.core.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
 from minds.access import Access
 from minds.api.request_mind import mind_from_request
 from pipelinelog.api.filters import LogEntryFilterSet

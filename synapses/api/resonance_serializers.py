@@ -5,8 +5,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
-from memoryproject.api.fields import QueryIntegerField, StrictCharField
-from memoryproject.domain import ValidationFailed
+from memoryproject.core.api.fields import QueryIntegerField, StrictCharField
+from memoryproject.core.domain import ValidationFailed
 from synapses import constants
 from synapses.resonance.arithmetic import Mode, mode_of, unknown_mode_message
 from synapses.resonance.service import mood_resolve

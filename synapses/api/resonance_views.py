@@ -6,8 +6,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryproject.api.params import no_query_params, query_params
-from memoryproject.schema import error_responses
+from memoryproject.core.api.params import no_query_params, query_params
+from memoryproject.core.schema import error_responses
 from minds.access import Access
 from minds.api.request_mind import mind_from_request
 from synapses import constants

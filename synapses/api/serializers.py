@@ -11,7 +11,7 @@ from rest_framework import serializers
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
 from memories.models import Category, Speaker
-from memoryproject.api.fields import (
+from memoryproject.core.api.fields import (
     QueryBooleanField,
     QueryFloatField,
     QueryIntegerField,
@@ -20,7 +20,7 @@ from memoryproject.api.fields import (
     StrictChoiceField,
     StrictFloatField,
 )
-from memoryproject.api.strict import RejectUnknownFieldsMixin
+from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from synapses import constants
 from synapses.net.selectors.knots import knot_superseded
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS

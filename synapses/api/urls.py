@@ -6,7 +6,7 @@ them (memories cannot import the net); GET /minds/{id}/profile likewise.
 
 from django.urls import register_converter
 
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 from synapses.api import resonance_views, views
 
 

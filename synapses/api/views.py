@@ -20,11 +20,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.selectors.memory import memory_get_for
-from memoryproject.api.negotiation import LenientNegotiationMixin
-from memoryproject.api.params import PAGE_PARAMS, no_query_params, query_params
-from memoryproject.domain import NotFound, PermissionDenied, ValidationFailed
-from memoryproject.pagination import LimitOffsetPaging
-from memoryproject.schema import error_responses
+from memoryproject.core.api.negotiation import LenientNegotiationMixin
+from memoryproject.core.api.params import PAGE_PARAMS, no_query_params, query_params
+from memoryproject.core.domain import NotFound, PermissionDenied, ValidationFailed
+from memoryproject.core.pagination import LimitOffsetPaging
+from memoryproject.core.schema import error_responses
 from minds.access import Access, mind_get_for
 from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman

@@ -33,7 +33,7 @@ from django.db import DatabaseError, IntegrityError, InterfaceError, Operational
 from django.utils import timezone
 
 from memories.models import Memory
-from memoryproject.domain import Unavailable
+from memoryproject.core.domain import Unavailable
 from pipelinelog.spans import STATUS_ERROR, Span, span
 from synapses.config import synapse_settings
 from synapses.constants import PROMOTION_CLAIM_SIZE

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from memoryproject.contributions import RecallSection
+from memoryproject.core.contributions import RecallSection
 from minds.models import Mind
 from synapses import constants
 from synapses.resonance.arithmetic import ResonanceLine, resonance_text

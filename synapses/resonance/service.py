@@ -24,7 +24,7 @@ from django.db import connection
 
 from memories.embedders import get_embedder
 from memories.emotions import emotion_canonical
-from memoryproject.domain import ValidationFailed
+from memoryproject.core.domain import ValidationFailed
 from minds.models import Mind
 from pipelinelog.spans import current_span, span
 from synapses import constants

@@ -12,8 +12,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryproject.domain import Unavailable
-from memoryproject.ui_pages import form_add_domain_error, ui_view
+from memoryproject.core.domain import Unavailable
+from memoryproject.core.ui_pages import form_add_domain_error, ui_view
 from minds.access import Access, mind_get_for
 from minds.models import Mind
 from synapses.net.selectors import knots as queries

@@ -24,9 +24,9 @@ from django.views.decorators.http import require_GET, require_POST
 from memories.limits import RECALL_DEFAULT_LIMIT
 from memories.models import Category, Memory
 from memories.selectors.recall import recall_build
-from memoryproject.contributions import PageSection
-from memoryproject.domain import Conflict, NotFound, PermissionDenied, ValidationFailed
-from memoryproject.ui_pages import form_add_domain_error, next_url, ui_view
+from memoryproject.core.contributions import PageSection
+from memoryproject.core.domain import Conflict, NotFound, PermissionDenied, ValidationFailed
+from memoryproject.core.ui_pages import form_add_domain_error, next_url, ui_view
 from minds.access import Access, mind_get_for
 from synapses.net.selectors import knots as queries
 from synapses.net.selectors.pages import memory_net, net_picture

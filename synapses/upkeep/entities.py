@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from memoryproject.domain import Conflict, ValidationFailed
+from memoryproject.core.domain import Conflict, ValidationFailed
 from synapses.models import Entity
 from synapses.net.edges import EdgesFormed
 from synapses.upkeep.sql import ENTITY_MERGE_KNOTS_SQL, KNOTS_MENTIONING_GAIN_SQL, NAMES_TAKEN_SQL

@@ -16,7 +16,7 @@ from memories.models import CURRENT_SQL, Memory, current_filter
 from memories.services.memory import memories_insert, memory_build
 from memories.services.provenance import import_downgrades, import_provenance, import_verified, write_source
 from memories.services.validation import MEMORY_FIELD_RULES, import_items_clean, memory_fields_clean
-from memoryproject.domain import Conflict, ValidationFailed
+from memoryproject.core.domain import Conflict, ValidationFailed
 from tests.memories.insights_support import agent_caller, human_caller, remember
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

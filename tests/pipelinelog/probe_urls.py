@@ -9,7 +9,7 @@ from django.urls import include, path
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 from minds.access import Access
 from minds.api.request_mind import mind_from_request
 from pipelinelog.spans import current_span

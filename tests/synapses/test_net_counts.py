@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.selectors.system import HEALTH_STATS_CACHE_KEY
-from memoryproject import contributions
+from memoryproject.core import contributions
 from synapses.models import Edge, Entity, Goal, KnotPresence
 from tests.memories.insights_support import agent_caller, remember
 from tests.synapses.net_rows import memory_promote_by_hand

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memories.embedders import get_embedder
 from memories.models import EMBEDDING_DIMENSIONS, Memory
-from memoryproject.domain import ValidationFailed
+from memoryproject.core.domain import ValidationFailed
 from pipelinelog.models import LogEntry
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
 from synapses.net.geometry import damp

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from memoryproject.api.fields import StrictBooleanField, StrictCharField, StrictChoiceField
-from memoryproject.api.strict import RejectUnknownFieldsMixin
+from memoryproject.core.api.fields import StrictBooleanField, StrictCharField, StrictChoiceField
+from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from webhooks.events import EVENT_PATTERNS
 from webhooks.models import MAX_SECRET_CHARS, MAX_URL_CHARS
 from webhooks.services.hooks import MIN_SECRET_CHARS

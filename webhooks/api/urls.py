@@ -2,7 +2,7 @@
 
 from django.urls import register_converter
 
-from memoryproject.routing import route
+from memoryproject.core.routing import route
 from webhooks.api import views
 
 

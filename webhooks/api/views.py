@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memoryproject.api.params import no_query_params
+from memoryproject.core.api.params import no_query_params
 from minds.access import Access
 from minds.api.request_mind import mind_from_request
 from webhooks.api.serializers import (

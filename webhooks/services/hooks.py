@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memoryproject.domain import ValidationFailed
+from memoryproject.core.domain import ValidationFailed
 from minds.models import Mind
 from webhooks.addresses import AddressPolicy, AddressRefused, url_check
 from webhooks.events import EVENT_PATTERNS

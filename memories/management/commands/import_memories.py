@@ -25,7 +25,7 @@ from memories.import_readers import READERS, ReadFile, SourceRow, UnreadableFile
 from memories.keys import key_given_or_derived
 from memories.services.transfer import IMPORT_MAX_MEMORIES, imported_ids, mind_import, mind_net_import
 from memories.services.validation import import_items_clean
-from memoryproject.domain import Conflict, ValidationFailed
+from memoryproject.core.domain import Conflict, ValidationFailed
 from minds.access import caller_of
 from minds.models import Mind
 from minds.services import mind_create

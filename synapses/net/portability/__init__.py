@@ -7,7 +7,7 @@ content hash), entities by lower-cased name, edges by (source, target), goals by
 created_at) — so a second import of the same file finds every row and creates nothing. Rows are
 checked completely before the first write; set-based: one query per kind of row, never per row.
 
-Registered with `memoryproject.contributions` in `SynapsesConfig.ready()`.
+Registered with `memoryproject.core.contributions` in `SynapsesConfig.ready()`.
 
 `fields` names the sections and their rows' fields, `export` streams them, `reading` checks an
 import's rows and `importing` writes them.

@@ -9,7 +9,7 @@ from datetime import datetime
 import numpy as np
 from django.db.models.query import QuerySet
 
-from memoryproject.contributions import TimeFormatter
+from memoryproject.core.contributions import TimeFormatter
 from synapses.models import Edge, Entity, Goal, Knot, MemoryKnot
 from synapses.net.portability.fields import (
     EDGE_FIELDS,

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models.functions import Lower
 
-from memoryproject.contributions import ImportedSection
+from memoryproject.core.contributions import ImportedSection
 from pipelinelog.spans import current_span
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot
 from synapses.net.portability.reading import sections_read

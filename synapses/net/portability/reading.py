@@ -11,7 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from memories.models import EMBEDDING_DIMENSIONS
-from memoryproject.domain import ValidationFailed, validation_error_fields
+from memoryproject.core.domain import ValidationFailed, validation_error_fields
 from synapses.constants import LAYERS
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot
 from synapses.net.portability.fields import (

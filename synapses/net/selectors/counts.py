@@ -1,7 +1,7 @@
 """What the net adds to the counts of /health, /memory/stats and /memory/health, and the
 memory object's `knot_id`: reads only, every one filtered by mind except the global counts.
 
-Registered with `memoryproject.contributions` in `SynapsesConfig.ready()`; the memories app asks
+Registered with `memoryproject.core.contributions` in `SynapsesConfig.ready()`; the memories app asks
 the registry and never imports this module (docs/architecture.md, "Answers the net contributes to").
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Avg, Count, F, Max, Q
 
-from memoryproject.contributions import KnotLink
+from memoryproject.core.contributions import KnotLink
 from synapses.models import DecayRun, Edge, Knot, KnotPresence, MemoryKnot, PromotionAttempt
 from synapses.net.sql import MIND_COUNTS_SQL
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memories.models import Memory, current_filter
 from memories.selectors.overview import memories_related
-from memoryproject.domain import NotFound
+from memoryproject.core.domain import NotFound
 from synapses.models import Edge, Entity, Goal, Knot, MemoryKnot
 from synapses.net.sql import ENTITY_IDS_NAMED_SQL, ENTITY_KNOT_COUNTS_SQL
 

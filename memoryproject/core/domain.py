@@ -1,6 +1,6 @@
 """The errors services and selectors raise: plain exceptions that know nothing of HTTP.
 
-The one exception handler (memoryproject.exceptions) turns each into the API's error body and
+The one exception handler (memoryproject.core.exceptions) turns each into the API's error body and
 status; management commands and the admin read their message. Below every app, so each app's
 domain code raises the same few kinds.
 """

@@ -9,16 +9,16 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions
 from rest_framework.views import exception_handler
 
-from memoryproject import domain
-from memoryproject.domain import validation_error_fields
-from memoryproject.embedded.outage import is_database_outage, outage
-from memoryproject.errors import (
+from memoryproject.core import domain
+from memoryproject.core.domain import validation_error_fields
+from memoryproject.core.errors import (
     DatabaseUnavailable,
     HttpConflict,
     PayloadTooLarge,
     error_body,
     mark_database_unavailable,
 )
+from memoryproject.embedded.outage import is_database_outage, outage
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from rest_framework.exceptions import ValidationError
 
-from memoryproject.domain import ValidationFailed, unknown_fields_refuse
+from memoryproject.core.domain import ValidationFailed, unknown_fields_refuse
 
 
 def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) -> None:
@@ -18,7 +18,7 @@ def unknown_params_reject(params: Mapping[str, object], allowed: Iterable[str]) 
 
 def unknown_fields_reject(data: Mapping[str, object], allowed: Iterable[str], *, message: str) -> None:
     """400 naming every field of the body `data` that is not in `allowed`, each with `message`
-    (the rule of memoryproject.domain.unknown_fields_refuse, raised as DRF's error so a
+    (the rule of memoryproject.core.domain.unknown_fields_refuse, raised as DRF's error so a
     serializer collects it like its own)."""
     try:
         unknown_fields_refuse(data, allowed, message=message)

@@ -9,16 +9,16 @@ from django import forms
 from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
 
-from memoryproject.api.fields import QUERY_BOOLEAN_HELP, choices_help, query_boolean_of
-from memoryproject.api.params import MIND_PARAM, PAGE_PARAMS
-from memoryproject.api.strict import unknown_params_reject
+from memoryproject.core.api.fields import QUERY_BOOLEAN_HELP, choices_help, query_boolean_of
+from memoryproject.core.api.params import MIND_PARAM, PAGE_PARAMS
+from memoryproject.core.api.strict import unknown_params_reject
 
 # Parameters every list takes besides its filters: the mind (humans) and paging.
 COMMON_PARAMS = (MIND_PARAM, *PAGE_PARAMS)
 
 
 class QueryBooleanFormField(forms.Field):
-    """The query boolean of memoryproject.api.fields, as a form field for django-filter: Django's
+    """The query boolean of memoryproject.core.api.fields, as a form field for django-filter: Django's
     NullBooleanField would turn `?verified=yes` into "no filter"."""
 
     default_error_messages = {"invalid": QUERY_BOOLEAN_HELP}

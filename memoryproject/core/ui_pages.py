@@ -2,7 +2,7 @@
 
 The UI views of each app (`minds/views.py`, `memories/views.py`, `pipelinelog/views.py`) call the
 same services and selectors as the API, so they meet the same domain errors
-(`memoryproject.domain`). Here those become what a browser expects: a 404 or 403 page (with the
+(`memoryproject.core.domain`). Here those become what a browser expects: a 404 or 403 page (with the
 same statuses the API answers), or errors shown on the form that was sent.
 """
 
@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from memoryproject.domain import (
+from memoryproject.core.domain import (
     DomainError,
     NotFound,
     PermissionDenied,

@@ -1,5 +1,5 @@
 """The page sizes of every list of the API, without DRF: the paging of the API layer
-(memoryproject.pagination) and the selectors that cap what they read (a diff's page) share them."""
+(memoryproject.core.pagination) and the selectors that cap what they read (a diff's page) share them."""
 
 # Largest page any list returns (the contract's cap on `limit`).
 MAX_PAGE_LIMIT = 1000

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memoryproject.timeinput import parse_duration, parse_time
+from memoryproject.core.timeinput import parse_duration, parse_time
 
 
 def choices_help(choices: Iterable[str]) -> str:
@@ -70,7 +70,7 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class _ParsedField(serializers.Field):
-    """A value one parser of memoryproject.timeinput turns into Python; its ValueError, which
+    """A value one parser of memoryproject.core.timeinput turns into Python; its ValueError, which
     says what is wrong and what is allowed, becomes the field's message."""
 
     default_error_messages = {"invalid": "{reason}"}
@@ -167,7 +167,7 @@ class BodyIntegerField(serializers.IntegerField):
 
 
 # The words a query-string boolean may be (any case). The DRF field below and the django-filter
-# field of memoryproject.api.filters both read them through query_boolean_of, so every endpoint
+# field of memoryproject.core.api.filters both read them through query_boolean_of, so every endpoint
 # reads `?include_expired=` alike.
 QUERY_TRUE_WORDS = frozenset({"true", "1"})
 QUERY_FALSE_WORDS = frozenset({"false", "0"})

@@ -23,8 +23,8 @@ from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
-from memoryproject.api.fields import QueryIntegerField
-from memoryproject.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
+from memoryproject.core.api.fields import QueryIntegerField
+from memoryproject.core.page_limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
 
 class _PageParams(serializers.Serializer):

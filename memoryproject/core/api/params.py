@@ -9,13 +9,13 @@ from collections.abc import Iterable
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from memoryproject.api.strict import unknown_params_reject
+from memoryproject.core.api.strict import unknown_params_reject
 
 # The parameter a human names the mind with (minds.api.request_mind.mind_from_request); every endpoint takes it …
 MIND_PARAM = "mind"
 # … or the header that does the same.
 MIND_HEADER = "X-Mind"
-# Paging parameters of a list (memoryproject.pagination.LimitOffsetPaging).
+# Paging parameters of a list (memoryproject.core.pagination.LimitOffsetPaging).
 PAGE_PARAMS = ("limit", "offset")
 
 

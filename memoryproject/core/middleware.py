@@ -7,8 +7,8 @@ import io
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from memoryproject.core.errors import database_unavailable_response, error_response, url_too_long_response
 from memoryproject.embedded.outage import is_database_outage, outage
-from memoryproject.errors import database_unavailable_response, error_response, url_too_long_response
 
 # How much of a chunked body is read per call (bytes); any size works, this keeps calls few.
 _CHUNKED_READ_BYTES = 64 * 1024
@@ -101,7 +101,7 @@ class BodySizeLimitMiddleware:
 class DatabaseOutageMiddleware:
     """A plain Django view (landing page, admin) that hits a database outage answers the JSON 503.
 
-    DRF views answer it from the exception handler (`memoryproject.exceptions`); this covers the
+    DRF views answer it from the exception handler (`memoryproject.core.exceptions`); this covers the
     rest. Listed last, so its `process_exception` runs first.
     """
 

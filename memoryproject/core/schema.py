@@ -4,7 +4,7 @@
 - `ContractAutoSchema` lives in `memoryproject/contract_schema.py`: it describes every app's
   endpoints, so it sits above the apps; this module imports none.
 - `drop_trailing_slash_twins`: every path is routed with and without a trailing slash
-  (`memoryproject.routing.route`); the schema lists the slash-less form only.
+  (`memoryproject.core.routing.route`); the schema lists the slash-less form only.
 """
 
 from __future__ import annotations
