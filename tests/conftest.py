@@ -5,7 +5,12 @@ Every test runs against the real PostgreSQL (the embedded server, or DATABASE_UR
 
 from __future__ import annotations
 
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -14,6 +19,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from minds.models import Mind, MindShare
 from minds.services import mind_create, user_register
+from tests.servers import RUN_ID_VARIABLE, template_path, var_dir_made, var_dir_removed
 
 PASSWORD = "correct horse battery staple 42"
 
@@ -103,3 +109,35 @@ def writer(mind) -> Person:
 @pytest.fixture
 def mind_admin(mind) -> Person:
     return _shared(mind, "admin@example.com", "admin")
+
+
+# --- Data directories for the tests that start servers (tests/servers.py) -------------------
+
+
+def pytest_configure(config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
+        os.environ.setdefault(RUN_ID_VARIABLE, uuid.uuid4().hex[:8])
+
+
+def pytest_unconfigure(config) -> None:
+    if not hasattr(config, "workerinput"):
+        template = template_path()
+        shutil.rmtree(template, ignore_errors=True)
+        for suffix in (".lock", ".ready"):
+            template.with_name(template.name + suffix).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def var_dir() -> Iterator[Path]:
+    """A fresh var/ under the checkout: the first start initialises and migrates its database."""
+    path = var_dir_made("serve", migrated=False)
+    yield path
+    var_dir_removed(path)
+
+
+@pytest.fixture
+def migrated_var_dir() -> Iterator[Path]:
+    """A var/ under the checkout whose database is migrated and whose server is stopped."""
+    path = var_dir_made("serve-migrated", migrated=True)
+    yield path
+    var_dir_removed(path)

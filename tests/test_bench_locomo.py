@@ -289,6 +289,7 @@ def test_a_run_scores_full_text_as_worked_out_by_hand(db):
     assert result["systems"]["vector"]["questions_with_results"] == 5
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_documented_json(tmp_path):
     data = synthetic_write(tmp_path / "locomo.json")
     out = tmp_path / "result.json"

@@ -35,7 +35,6 @@ from tests.test_make_run import (
     Served,
     _free_port,
     _make_env,
-    var_dir,  # noqa: F401 - the fixture, shared with test_make_run
 )
 from tests.test_readme import PLACEHOLDERS, _filled, _run_block
 
@@ -252,7 +251,8 @@ def test_a_text_answer_has_the_lines_shown_in_order_with_any_numbers():
 
 
 @pytest.mark.slow
-def test_every_command_of_the_four_documents_runs_as_written_against_a_live_server(var_dir):  # noqa: F811
+def test_every_command_of_the_four_documents_runs_as_written_against_a_live_server(migrated_var_dir):
+    var_dir = migrated_var_dir
     port = _free_port()
     env = _make_env(var_dir)
     if "DATABASE_URL" in env:

@@ -297,6 +297,54 @@ def test_a_two_mebibyte_chunked_body_answers_413(mind):
     assert error["message"].startswith("The request body is more than 1048576 bytes")
 
 
+def test_a_refused_chunked_body_is_read_to_its_end_before_the_413_so_the_sender_receives_it(api):
+    # Answered and closed while the client still sends, the connection is reset under the client:
+    # it sees a broken pipe, not the answer (tests/test_outage.py sends one over real HTTP).
+    import io
+
+    body = b"x" * (2 * 1024 * 1024 + 7)
+    stream = io.BytesIO(body)
+    response = api.generic(
+        "POST", "/health", b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": stream},
+    )  # fmt: skip
+
+    assert response.status_code == 413
+    assert stream.tell() == len(body)
+
+
+def test_a_refused_chunked_body_is_read_no_further_than_the_bound(api, monkeypatch):
+    import io
+
+    from django.conf import settings as django_settings
+
+    from memoryproject.core import middleware
+
+    monkeypatch.setattr(middleware, "REFUSED_BODY_DRAIN_BYTES", 3 * 1024 * 1024)
+    stream = io.BytesIO(b"x" * (8 * 1024 * 1024))
+    response = api.generic(
+        "POST", "/health", b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": stream},
+    )  # fmt: skip
+
+    assert response.status_code == 413
+    assert stream.tell() == django_settings.MAX_REQUEST_BODY_BYTES + 1 + 3 * 1024 * 1024
+
+
+def test_a_refused_body_of_a_declared_length_is_read_to_its_end_before_the_413(api):
+    import io
+
+    body = b"x" * (2 * 1024 * 1024)
+    stream = io.BytesIO(body)
+    response = api.generic(
+        "POST", "/health", b"", content_type="application/json", CONTENT_LENGTH=str(len(body)),
+        **{"wsgi.input": stream},
+    )  # fmt: skip
+
+    assert response.status_code == 413
+    assert stream.tell() == len(body)
+
+
 # --- Messages that say what to do -----------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 from importlinter.api import read_configuration
 
@@ -28,12 +29,14 @@ def _lint_imports(config: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_every_import_contract_is_kept():
     result = _lint_imports(CONTRACTS)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_contract_the_code_breaks_is_reported(tmp_path):
     # memories builds on minds; forbidding it must fail, or the linter is not seeing the imports.
     config = tmp_path / "broken.ini"
@@ -67,6 +70,7 @@ def _ini_section(options: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_a_service_that_imports_rest_framework_even_through_a_helper_breaks_the_http_free_contract(tmp_path):
     # The wildcards must reach a nested services/selectors module, and an import through a helper
     # (a selector using a page limit of a module that builds on DRF) counts: else the contract

@@ -1,4 +1,5 @@
-"""`make run` end to end: `manage.py serve` on a fresh embedded database, twice.
+"""`make run` end to end: `manage.py serve` started twice on one database, and `make run` on a
+fresh var/ (the one test of the suite that migrates a database from zero through `make run`).
 
 Starts real processes (PostgreSQL, the django-q2 cluster, gunicorn) in a data directory of
 its own, so it neither touches the developer's var/ nor the test database.
@@ -10,7 +11,6 @@ import http.cookiejar
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,7 +20,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from pathlib import Path
 
 import psutil
@@ -28,6 +27,8 @@ import pytest
 
 from memoryproject.embedded.port import free_port as _free_port
 from memoryproject.embedded.port import listen_problem
+from tests.processes import ExitedEarly, wait_for
+from tests.servers import server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 # The issue's promise: a fresh start answers /health within a minute.
@@ -92,19 +93,21 @@ class Served:
     def output(self) -> str:
         return "".join(self.lines)
 
+    def healthy(self) -> bool:
+        try:
+            return _request(f"{self.base}/health")[0] == 200
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return False
+
     def wait_healthy(self, deadline_seconds: float = HEALTH_DEADLINE_SECONDS) -> float:
         started = time.monotonic()
-        while time.monotonic() - started < deadline_seconds:
-            if self.process.poll() is not None:
-                pytest.fail(f"serve exited early with {self.process.returncode}:\n{self.output}")
-            try:
-                status, _ = _request(f"{self.base}/health")
-                if status == 200:
-                    return time.monotonic() - started
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.5)
-        pytest.fail(f"/health did not answer 200 within {deadline_seconds} s:\n{self.output}")
+        try:
+            healthy = wait_for(self.healthy, seconds=deadline_seconds, every=0.2, process=self.process)
+        except ExitedEarly:
+            pytest.fail(f"serve exited early with {self.process.returncode}:\n{self.output}")
+        if not healthy:
+            pytest.fail(f"/health did not answer 200 within {deadline_seconds} s:\n{self.output}")
+        return time.monotonic() - started
 
     def stop(self) -> int:
         """Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group."""
@@ -113,21 +116,8 @@ class Served:
         return self.process.wait(timeout=60)
 
 
-@pytest.fixture
-def var_dir():
-    # Under the checkout, not /tmp/pytest-of-root: PostgreSQL runs as its own system user and
-    # must be able to enter every parent folder of its data directory.
-    path = ROOT / "var" / "tmp" / f"serve-{uuid.uuid4().hex[:8]}"
-    path.mkdir(parents=True)
-    yield path
-    from memoryproject.embedded.server import stop_embedded_server
-
-    # serve's Ctrl-C has stopped the server it started; this is for a test that failed half-way.
-    stop_embedded_server(path / "pgdata")
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def test_make_run_starts_healthy_prints_a_working_key_and_reuses_the_database(var_dir):
+def test_make_run_starts_healthy_prints_a_working_key_and_reuses_the_database(migrated_var_dir):
+    var_dir = migrated_var_dir  # migrated once per run: the test below migrates from zero
     port = _free_port()
     first = Served(var_dir, port)
     try:
@@ -161,11 +151,7 @@ def test_make_run_starts_healthy_prints_a_working_key_and_reuses_the_database(va
 
 def _make_env(var_dir: Path, **overrides: str) -> dict[str, str]:
     """The environment of a user's shell: no DEBUG, no SECRET_KEY, not inside another make."""
-    env = {**os.environ, "SYNAPSE_VAR_DIR": str(var_dir), "WORKER_PROCESSES": "1", "WEB_WORKERS": "1"}
-    # pytest-django exports DJANGO_SETTINGS_MODULE=tests.settings (a fixed SECRET_KEY among them).
-    for name in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "MAKEFLAGS", "MAKELEVEL", "MFLAGS"):
-        env.pop(name, None)
-    return {**env, **overrides}
+    return server_env(var_dir, **overrides)
 
 
 def _own_lines(output: str) -> list[str]:

@@ -37,6 +37,7 @@ from memoryproject.schedules import SCHEDULES
 from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
 from pipelinelog.models import LogEntry
 from pipelinelog.writer import BufferedWriter, Row, retry_delay
+from tests.servers import var_dir_made
 from tests.test_make_run import Served, _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,9 +53,15 @@ PROJECT_PACKAGES = ("memoryproject", "minds", "memories", "pipelinelog", "synaps
 STREAM_PAUSE_SECONDS = 0.25
 
 # The tests that start `serve` on an embedded server of their own, and stop its PostgreSQL.
-real_processes = pytest.mark.skipif(
+_own_server = pytest.mark.skipif(
     bool(os.environ.get("DATABASE_URL")), reason="the embedded database is stopped and started"
 )
+# They share one server (the module's fixture `server`): one pytest-xdist worker runs them all.
+_one_worker = pytest.mark.xdist_group("outage-server")
+
+
+def real_processes(test):
+    return _one_worker(_own_server(test))
 
 
 @dataclass
@@ -132,10 +139,8 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server():
-    # Under the checkout, not /tmp: PostgreSQL runs as its own system user and must be able to
-    # enter every parent folder of its data directory.
-    var_dir = ROOT / "var" / "tmp" / f"outage-{uuid.uuid4().hex[:8]}"
-    var_dir.mkdir(parents=True)
+    # Under the checkout, not /tmp (tests/servers.py), on the run's migrated database.
+    var_dir = var_dir_made("outage", migrated=True)
     port = _free_port()
     served = Served(
         var_dir, port, command=[sys.executable, "manage.py", "serve", "--port", str(port)], env=OUTAGE_SERVE_ENV

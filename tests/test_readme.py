@@ -30,7 +30,6 @@ from tests.test_make_run import (
     _own_lines,
     _process_tree,
     _still_running,
-    var_dir,  # noqa: F401 - the fixture, shared with test_make_run
 )
 
 README = ROOT / "README.md"
@@ -108,7 +107,8 @@ def _run_block(
     )
 
 
-def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(var_dir):  # noqa: F811
+def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(migrated_var_dir):
+    var_dir = migrated_var_dir
     port = _free_port()
     env = _make_env(var_dir)
     served = Served(var_dir, port, command=["make", "--no-print-directory", "run", f"PORT={port}"])
@@ -160,7 +160,7 @@ def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(va
     assert listen_problem("127.0.0.1", port) is None
 
 
-def test_sync_schedules_on_a_checkout_never_migrated_says_in_one_line_to_migrate_first(var_dir):  # noqa: F811
+def test_sync_schedules_on_a_checkout_never_migrated_says_in_one_line_to_migrate_first(var_dir):
     result = subprocess.run(
         [sys.executable, "manage.py", "sync_schedules"],
         cwd=ROOT,

@@ -99,6 +99,7 @@ def _settings_in_subprocess(env: dict[str, str], expression: str) -> str:
     return result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_transport_security_is_off_by_default_for_local_use():
     printed = _settings_in_subprocess(
         {"DEBUG": "true"},
@@ -108,6 +109,7 @@ def test_transport_security_is_off_by_default_for_local_use():
     assert printed == "False 0 False False None"
 
 
+@pytest.mark.slow
 def test_transport_security_is_read_from_the_environment():
     printed = _settings_in_subprocess(
         {
@@ -138,6 +140,7 @@ def _documented_production_settings() -> dict[str, str]:
     return pairs
 
 
+@pytest.mark.slow
 def test_check_deploy_passes_with_the_documented_production_settings():
     env = _documented_production_settings()
     assert env["SECRET_KEY"].startswith("<")  # a placeholder the operator fills in: do as it says
@@ -156,6 +159,7 @@ def test_check_deploy_passes_with_the_documented_production_settings():
     assert result.stdout.strip() == "System check identified no issues (0 silenced)."
 
 
+@pytest.mark.slow
 def test_check_deploy_names_what_is_missing_without_them():
     env = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "DATABASE_URL": "postgres://x@db.invalid/x"}
 

@@ -34,7 +34,6 @@ from tests.test_make_run import (
     _process_tree,
     _request,
     _still_running,
-    var_dir,  # noqa: F401 - the fixture, shared with test_make_run
 )
 
 # The promise: a killed cluster is replaced within this many seconds.
@@ -72,6 +71,7 @@ def test_health_counts_a_cluster_whose_main_process_runs_on_this_host(api):
     assert api.get("/health").json()["worker"] == "ok"
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_health_does_not_count_a_heartbeat_in_the_name_of_a_main_process_that_is_gone(api):
     # What a killed qcluster leaves: its sentinel still saves heartbeats naming the dead pid.
@@ -139,7 +139,8 @@ class Prober:
 
 @pytest.mark.slow
 @embedded_only
-def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_answering(var_dir):  # noqa: F811
+def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_answering(migrated_var_dir):
+    var_dir = migrated_var_dir
     port = _free_port()
     served = Served(var_dir, port, args=("--host", "0.0.0.0"))  # noqa: S104 - the warning is the subject
     try:
@@ -194,7 +195,8 @@ def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_ans
 
 @pytest.mark.slow
 @embedded_only
-def test_serve_stops_the_cluster_and_exits_non_zero_when_gunicorn_dies(var_dir):  # noqa: F811
+def test_serve_stops_the_cluster_and_exits_non_zero_when_gunicorn_dies(migrated_var_dir):
+    var_dir = migrated_var_dir
     served = Served(var_dir, _free_port())
     try:
         served.wait_healthy()

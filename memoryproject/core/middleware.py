@@ -12,6 +12,11 @@ from memoryproject.embedded.outage import is_database_outage, outage
 
 # How much of a chunked body is read per call (bytes); any size works, this keeps calls few.
 _CHUNKED_READ_BYTES = 64 * 1024
+# How much of a refused body (over the limit) is read and thrown away before the 413 is sent
+# (bytes). A server that answers and closes while the client is still sending makes the kernel
+# reset the connection, and the client sees a broken pipe instead of the answer; read to the
+# end, the body's sender always gets the JSON 413. A larger body is cut off at this bound.
+REFUSED_BODY_DRAIN_BYTES = 16 * 1024 * 1024
 
 
 class URLLengthLimitMiddleware:
@@ -55,8 +60,9 @@ class ChunkedBodyMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
         if chunked and not request.META.get("CONTENT_LENGTH"):
-            body = self._read(request.META["wsgi.input"], settings.MAX_REQUEST_BODY_BYTES + 1)
+            body = _read(request.META["wsgi.input"], settings.MAX_REQUEST_BODY_BYTES + 1)
             if len(body) > settings.MAX_REQUEST_BODY_BYTES:
+                _read(request.META["wsgi.input"], REFUSED_BODY_DRAIN_BYTES, keep=False)
                 return _body_too_large(f"more than {settings.MAX_REQUEST_BODY_BYTES}")
             request.META["CONTENT_LENGTH"] = str(len(body))
             # WSGIRequest reads its body from `_stream`, limited to the CONTENT_LENGTH it saw at
@@ -64,17 +70,19 @@ class ChunkedBodyMiddleware:
             request._stream = io.BytesIO(body)
         return self.get_response(request)
 
-    @staticmethod
-    def _read(stream, limit: int) -> bytes:
-        parts: list[bytes] = []
-        received = 0
-        while received < limit:
-            part = stream.read(min(_CHUNKED_READ_BYTES, limit - received))
-            if not part:
-                break
+
+def _read(stream, limit: int, *, keep: bool = True) -> bytes:
+    """Up to `limit` bytes of `stream` (to its end if shorter); with keep=False read and dropped."""
+    parts: list[bytes] = []
+    received = 0
+    while received < limit:
+        part = stream.read(min(_CHUNKED_READ_BYTES, limit - received))
+        if not part:
+            break
+        if keep:
             parts.append(part)
-            received += len(part)
-        return b"".join(parts)
+        received += len(part)
+    return b"".join(parts)
 
 
 class BodySizeLimitMiddleware:
@@ -94,6 +102,8 @@ class BodySizeLimitMiddleware:
         except ValueError:
             return error_response(400, "invalid_header", "Content-Length must be a whole number of bytes.")
         if length > settings.MAX_REQUEST_BODY_BYTES:
+            if length <= REFUSED_BODY_DRAIN_BYTES:  # read to its end: the sender gets the answer (above)
+                _read(request, length, keep=False)
             return _body_too_large(str(length))
         return self.get_response(request)
 

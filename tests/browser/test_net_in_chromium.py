@@ -11,7 +11,8 @@ from synapses.models import Entity, Knot
 from tests.browser.test_ui_in_chromium import PHONE_VIEWPORT, _log_in
 from tests.ui.test_net_pages import net_build
 
-pytestmark = pytest.mark.slow
+# One worker runs every browser test: one Chromium for the package (conftest.py), not one per worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 
 def _policy_refusals(page: Page) -> list[str]:

@@ -16,7 +16,8 @@ from minds.models import Mind, MindKey, MindShare
 from synapses.models import Goal
 from tests.browser.test_ui_in_chromium import _agent_stores, _log_in
 
-pytestmark = pytest.mark.slow
+# One worker runs every browser test: one Chromium for the package (conftest.py), not one per worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 NEW_PASSWORD = "Hopper-compiler-1952"
 

@@ -15,7 +15,8 @@ from minds.models import MindKey
 from synapses.models import Goal
 from tests.conftest import PASSWORD
 
-pytestmark = pytest.mark.slow
+# One worker runs every browser test: one Chromium for the package (conftest.py), not one per worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 # A phone's viewport (CSS pixels): an iPhone SE / small Android width.
 PHONE_VIEWPORT = {"width": 375, "height": 740}

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from pipelinelog.models import LogEntry
 from pipelinelog.writer import BufferedWriter, Row
+from tests.processes import wait_for
 
 SCRIPT = Path(__file__).with_name("log_writer_process.py")
 REPO = SCRIPT.parents[2]
@@ -122,7 +123,7 @@ def test_the_writer_thread_flushes_as_soon_as_a_batch_is_full(settings):
         threaded.submit([row(n=n) for n in range(4)])
         assert (len(threaded), LogEntry.objects.count()) == (4, 0)  # below the batch: still buffered
         threaded.submit([row(n=4)])
-        assert _wait_for(lambda: LogEntry.objects.count() == 5, seconds=10)
+        assert wait_for(lambda: LogEntry.objects.count() == 5, seconds=10)
     finally:
         threaded.stop()
 
@@ -134,7 +135,7 @@ def test_the_writer_thread_flushes_every_interval(settings):
     threaded = BufferedWriter()
     try:
         threaded.submit([row(n=1)])
-        assert _wait_for(lambda: LogEntry.objects.count() == 1, seconds=5)
+        assert wait_for(lambda: LogEntry.objects.count() == 1, seconds=5)
     finally:
         threaded.stop()
 
@@ -154,15 +155,6 @@ def test_starting_a_writer_leaves_the_sigterm_handler_and_atexit_alone(settings,
     assert LogEntry.objects.count() == 1  # the thread ran: stopping it flushed the row
     assert signal.getsignal(signal.SIGTERM) is before
     assert registered == []
-
-
-def _wait_for(condition, *, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def _start(mode: str, *, flush_seconds: int) -> subprocess.Popen:
@@ -215,9 +207,9 @@ def test_a_process_killed_with_sigkill_keeps_every_row_flushed_before_the_kill()
     try:
         # Two flushes of the interval seen (polled, no fixed sleep), then the kill right away:
         # what the kill can lose is only what was logged since the last of them.
-        assert _wait_for(lambda: stream.exists(), seconds=30), "the first interval never flushed"
+        assert wait_for(lambda: stream.exists(), seconds=30), "the first interval never flushed"
         first = stream.count()
-        assert _wait_for(lambda: stream.count() > first, seconds=30), "the interval flushed only once"
+        assert wait_for(lambda: stream.count() > first, seconds=30), "the interval flushed only once"
         flushed = stream.count()
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)

@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from django.utils import timezone
 
 from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import DecayRun, KnotPresence
+from tests.processes import wait_for
 from tests.synapses.conftest import memory_make
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,7 +59,8 @@ def _net_make(mind, *, reinforced_at) -> None:
 def _decay_backend_waiting(probe) -> bool:
     with probe.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND wait_event_type = 'Lock'",
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND query LIKE %s AND wait_event_type = 'Lock'",
             ["%UPDATE synapses_knotpresence%"],
         )
         return cursor.fetchone()[0] == 1
@@ -68,19 +69,11 @@ def _decay_backend_waiting(probe) -> bool:
 def _decay_backends(probe) -> int:
     with probe.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND pid <> pg_backend_pid()",
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND query LIKE %s AND pid <> pg_backend_pid()",
             ["%UPDATE synapses_knotpresence%"],
         )
         return cursor.fetchone()[0]
-
-
-def _wait_for(condition, *, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def test_a_decay_killed_mid_run_leaves_every_knot_as_it_was_and_the_next_run_decays_them_all(mind):
@@ -98,12 +91,12 @@ def test_a_decay_killed_mid_run_leaves_every_knot_as_it_was_and_the_next_run_dec
             cursor.execute("SELECT 1 FROM synapses_knotpresence WHERE knot_id = %s FOR UPDATE", [last])
         env = {**os.environ, "SYNAPSES_TEST_DATABASE": connection.settings_dict["NAME"]}
         child = subprocess.Popen([sys.executable, str(SCRIPT)], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
-        assert _wait_for(lambda: _decay_backend_waiting(probe), seconds=60), "the decay never reached the locked row"
+        assert wait_for(lambda: _decay_backend_waiting(probe), seconds=60), "the decay never reached the locked row"
 
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=30) == -signal.SIGKILL
         locker.rollback()  # the backend of the dead child now finishes its statement and finds no client
-        assert _wait_for(lambda: _decay_backends(probe) == 0, seconds=60), "the killed decay's backend lingers"
+        assert wait_for(lambda: _decay_backends(probe) == 0, seconds=60), "the killed decay's backend lingers"
     finally:
         if child is not None and child.poll() is None:
             child.kill()

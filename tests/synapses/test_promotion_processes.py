@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from django.db.models import Count
 from memories.models import PendingPromotion
 from synapses.models import Entity, Knot, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.promotion.select import advisory_key
+from tests.processes import wait_for
 from tests.synapses.promotion_rows import memory_stored
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +43,8 @@ def _env(**extra: str) -> dict[str, str]:
 def _waiting(probe, pattern: str) -> int:
     with probe.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND wait_event_type = 'Lock'"
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND query LIKE %s AND wait_event_type = 'Lock'"
             " AND pid <> pg_backend_pid()",
             [pattern],
         )
@@ -53,18 +54,11 @@ def _waiting(probe, pattern: str) -> int:
 def _running(probe, pattern: str) -> int:
     with probe.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND pid <> pg_backend_pid()", [pattern]
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND query LIKE %s AND pid <> pg_backend_pid()",
+            [pattern],
         )
         return cursor.fetchone()[0]
-
-
-def _wait_for(condition, *, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def _connections():
@@ -103,7 +97,7 @@ def test_two_processes_on_one_backlog_make_every_knot_once_and_twins_one_knot_an
             )
             for _ in range(2)
         ]
-        assert _wait_for(lambda: _waiting(probe, "%pg_advisory_lock_shared%") == 2, seconds=60), "not both at the gate"
+        assert wait_for(lambda: _waiting(probe, "%pg_advisory_lock_shared%") == 2, seconds=60), "not both at the gate"
         with holder.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [GATE])
         outputs = [child.communicate(timeout=300) for child in children]
@@ -137,13 +131,13 @@ def test_a_promotion_killed_mid_run_leaves_its_memory_pending_and_the_next_run_p
         with holder.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_lock(%s)", [advisory_key(memory.mind_id, memory.content_hash)])
         child = subprocess.Popen([sys.executable, str(SCRIPT)], cwd=REPO, env=_env(), stderr=subprocess.PIPE, text=True)
-        assert _wait_for(lambda: _waiting(probe, "%pg_advisory_xact_lock%") == 1, seconds=60), "never mid-promotion"
+        assert wait_for(lambda: _waiting(probe, "%pg_advisory_xact_lock%") == 1, seconds=60), "never mid-promotion"
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=30) == -signal.SIGKILL
         with holder.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock_all()")
         # The dead child's backend finishes its statement, finds no client and rolls back.
-        assert _wait_for(lambda: _running(probe, "%pg_advisory_xact_lock%") == 0, seconds=60), "the backend lingers"
+        assert wait_for(lambda: _running(probe, "%pg_advisory_xact_lock%") == 0, seconds=60), "the backend lingers"
     finally:
         if child is not None and child.poll() is None:
             child.kill()
