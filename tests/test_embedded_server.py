@@ -24,7 +24,7 @@ import psutil
 import psycopg
 import pytest
 
-from memoryproject.embedded.port import free_port as _free_port
+from memoryproject.embedded.port import free_port
 from memoryproject.embedded.server import clients_file_path, stop_embedded_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,7 +160,7 @@ def start_server_outside_synapse(data_dir: Path) -> tuple[psutil.Process, str]:
 
 def serve_until_healthy_then_ctrl_c(var_dir: Path) -> tuple[int, str]:
     """`manage.py serve` in a session of its own; Ctrl-C goes to its whole process group, as in a terminal."""
-    port = _free_port()
+    port = free_port()
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
         cwd=ROOT,

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.test_make_run import ROOT, _make_env
+from tests.servers import ROOT, server_env
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +42,7 @@ def test_gunicorn_takes_request_lines_of_any_length_and_threads_beside_long_requ
 
 
 def test_make_clean_db_prints_no_platformdirs_warning_without_xdg_runtime_dir(var_dir):
-    env = _make_env(var_dir)
+    env = server_env(var_dir)
     env.pop("XDG_RUNTIME_DIR", None)
     result = subprocess.run(
         ["make", "--no-print-directory", "clean-db"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
