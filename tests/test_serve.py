@@ -26,7 +26,7 @@ from django_q.status import Stat, Status
 
 from memories.selectors.system import CLUSTER_HEARTBEAT_STALE_SECONDS, live_clusters
 from memoryproject.embedded.port import free_port
-from tests.processes import process_tree, still_running
+from tests.processes import process_tree, still_running, wait_for
 from tests.servers import ROOT, Served, own_lines, request_json, server_env
 
 # The promise: a killed cluster is replaced within this many seconds.
@@ -166,14 +166,12 @@ def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_ans
         assert len(old_tree) >= 3  # main, sentinel, at least a worker
         prober = Prober(served.base, key)
         old_cluster.kill()  # SIGKILL: its sentinel and workers are orphaned at once
-        killed_at = time.monotonic()
-        new_cluster = None
-        while time.monotonic() - killed_at < CLUSTER_REPLACED_DEADLINE_SECONDS:
+
+        def replacement() -> psutil.Process | None:
             replacements = [c for c in _children_named(served, "qcluster") if c.pid != old_cluster.pid]
-            if replacements and _worker_ok(served.base):
-                new_cluster = replacements[0]
-                break
-            time.sleep(0.2)
+            return replacements[0] if replacements and _worker_ok(served.base) else None
+
+        new_cluster = wait_for(replacement, seconds=CLUSTER_REPLACED_DEADLINE_SECONDS, every=0.2)
         answers = prober.stop()
         assert new_cluster is not None, served.output
         assert answers and set(answers) == {200}, answers
