@@ -1,4 +1,5 @@
-"""Waiting on other processes: one poll loop for every test that starts one (or a thread)."""
+"""Waiting on other processes (one poll loop for every test that starts one, or a thread) and
+finding the processes a test started."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import subprocess
 import time
 from collections.abc import Callable
 from typing import TypeVar
+
+import psutil
 
 T = TypeVar("T")
 
@@ -40,3 +43,21 @@ def wait_for(
         if process is not None and process.poll() is not None:
             raise ExitedEarly(f"{process.args!r} exited with {process.returncode} before the wait was over")
         time.sleep(every)
+
+
+def process_tree(pid: int) -> list[psutil.Process]:
+    """The process `pid` and all its descendants, as they are now."""
+    root = psutil.Process(pid)
+    return [root, *root.children(recursive=True)]
+
+
+def still_running(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of `processes` still running (zombies count as gone)."""
+    alive = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.NoSuchProcess:
+            continue
+    return alive

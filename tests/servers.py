@@ -1,4 +1,5 @@
-"""Data directories for the tests that start servers (`make run`, `manage.py serve`).
+"""The tests that start servers (`make run`, `manage.py serve`): their data directories, their
+environment, one served process with its output, and JSON requests to it.
 
 A test that starts `make run` or `manage.py serve` gets a var/ of its own under the checkout
 (PostgreSQL runs as its own system user and must be able to enter every parent folder of its
@@ -12,14 +13,22 @@ server stopped, so they start on a database that only needs its demo account.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
+import urllib.error
+import urllib.request
 import uuid
 from pathlib import Path
 
-from tests.processes import wait_for
+import pytest
+
+from tests.processes import ExitedEarly, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 # One id per test run, shared by pytest-xdist's workers (they inherit the environment).
@@ -28,6 +37,8 @@ RUN_ID_VARIABLE = "SYNAPSE_TEST_RUN_ID"
 TEMPLATE_MIGRATE_SECONDS = 300
 # How long its server may take to stop once the migrating process exited (seconds).
 TEMPLATE_STOP_SECONDS = 60
+# The promise of `make run`: a fresh start answers /health within a minute (seconds).
+HEALTH_DEADLINE_SECONDS = 60
 
 
 def template_path() -> Path:
@@ -88,3 +99,85 @@ def var_dir_removed(path: Path) -> None:
     # The processes under test stop the server they started; this is for a test that failed half-way.
     stop_embedded_server(path / "pgdata")
     shutil.rmtree(path, ignore_errors=True)
+
+
+def request_json(url: str, *, method: str = "GET", token: str | None = None, body: dict | None = None):
+    """`method` `url` with a JSON body and a bearer token; the status and the decoded JSON answer."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+class Served:
+    """One `manage.py serve` process with its output collected in the background."""
+
+    def __init__(
+        self,
+        var_dir: Path,
+        port: int,
+        *,
+        args: tuple[str, ...] = (),
+        command: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ):
+        environment = {**os.environ, "SYNAPSE_VAR_DIR": str(var_dir), "DEBUG": "true", "WORKER_PROCESSES": "1"}
+        environment.pop("SECRET_KEY", None)
+        environment.pop("DJANGO_SETTINGS_MODULE", None)  # pytest-django's tests.settings; serve runs the real ones
+        environment.update(env or {})
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(
+            command or [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1", *args],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            # A process group of its own, as a shell gives a foreground job: stop() is Ctrl-C.
+            start_new_session=True,
+        )
+        threading.Thread(target=self._collect, daemon=True).start()
+
+    def _collect(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def healthy(self) -> bool:
+        try:
+            return request_json(f"{self.base}/health")[0] == 200
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return False
+
+    def wait_healthy(self, deadline_seconds: float = HEALTH_DEADLINE_SECONDS) -> float:
+        started = time.monotonic()
+        try:
+            healthy = wait_for(self.healthy, seconds=deadline_seconds, every=0.2, process=self.process)
+        except ExitedEarly:
+            pytest.fail(f"serve exited early with {self.process.returncode}:\n{self.output}")
+        if not healthy:
+            pytest.fail(f"/health did not answer 200 within {deadline_seconds} s:\n{self.output}")
+        return time.monotonic() - started
+
+    def stop(self) -> int:
+        """Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+        return self.process.wait(timeout=60)
+
+
+def own_lines(output: str) -> list[str]:
+    """Output lines without make's own closing `make: *** [...] Error 2`."""
+    return [line for line in output.splitlines() if line.strip() and not line.startswith("make: ***")]

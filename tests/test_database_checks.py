@@ -13,7 +13,12 @@ from memoryproject.embedded.checks import (
     postgresql_version_text,
     version_problems,
 )
-from tests.test_embedded_upgrade import ROOT, app_env, pgserver_start, var_dir  # noqa: F401  (var_dir: a fixture)
+from tests.old_postgres import (  # noqa: F401 — the var_dir fixture, for servers of both majors
+    app_env,
+    old_postgres_var_dir_fixture,
+    pgserver_start,
+)
+from tests.servers import ROOT
 
 
 def test_postgresql_18_with_pgvector_0_8_6_passes():
@@ -84,7 +89,7 @@ def test_the_check_touches_no_database_unless_asked_to():
 
 @pytest.mark.slow
 @pytest.mark.own_postgres
-def test_check_against_the_previous_embedded_server_refuses_its_pgvector_0_6_2(var_dir):  # noqa: F811
+def test_check_against_the_previous_embedded_server_refuses_its_pgvector_0_6_2(var_dir):
     uri = pgserver_start(var_dir / "pgdata")  # PostgreSQL 16.2 with pgvector 0.6.2 available
     completed = subprocess.run(
         [sys.executable, "manage.py", "check", "--database", "default"],

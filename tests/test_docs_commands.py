@@ -30,13 +30,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.test_make_run import (
-    ROOT,
-    Served,
-    _free_port,
-    _make_env,
-)
-from tests.test_readme import PLACEHOLDERS, _filled, _run_block
+from memoryproject.embedded.port import free_port
+from tests.servers import ROOT, Served, server_env
+from tests.shell_blocks import PLACEHOLDERS, block_filled, block_run
 
 DOCS = ("api.md", "agents.md", "operations.md", "scaling.md")
 # Fence languages that hold commands for a shell.
@@ -253,8 +249,8 @@ def test_a_text_answer_has_the_lines_shown_in_order_with_any_numbers():
 @pytest.mark.slow
 def test_every_command_of_the_four_documents_runs_as_written_against_a_live_server(migrated_var_dir):
     var_dir = migrated_var_dir
-    port = _free_port()
-    env = _make_env(var_dir)
+    port = free_port()
+    env = server_env(var_dir)
     if "DATABASE_URL" in env:
         # CI's second run points everything at an external server; a person doing so sets SECRET_KEY
         # or DEBUG (the settings refuse neither), and the commands must reach the server's database.
@@ -273,7 +269,9 @@ def test_every_command_of_the_four_documents_runs_as_written_against_a_live_serv
             for command in doc_commands(document, (ROOT / "docs" / document).read_text()):
                 if not command.run:
                     continue
-                result = _run_block(_filled(command.body, values, port), [], state, env, timeout=BLOCK_TIMEOUT_SECONDS)
+                result = block_run(
+                    block_filled(command.body, values, port), [], state, env, timeout=BLOCK_TIMEOUT_SECONDS
+                )
                 shown = f"{command.where}:\n{command.body}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
                 assert result.returncode == 0, shown
                 assert output_problems(command, result.stdout) == [], shown

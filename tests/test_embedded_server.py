@@ -14,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -24,8 +23,9 @@ import psutil
 import psycopg
 import pytest
 
-from memoryproject.embedded.port import free_port as _free_port
+from memoryproject.embedded.port import free_port
 from memoryproject.embedded.server import clients_file_path, stop_embedded_server
+from tests.processes import ExitedEarly, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 # `manage.py serve` on a fresh database migrates first; on a shared 2-core machine that takes a while.
@@ -82,9 +82,13 @@ def postmasters_of(data_dir: Path) -> list[psutil.Process]:
 
 
 def postmasters_after_exit_grace(data_dir: Path) -> list[psutil.Process]:
-    deadline = time.monotonic() + EXIT_GRACE_SECONDS
-    while (left := postmasters_of(data_dir)) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    left: list[psutil.Process] = []
+
+    def all_gone() -> bool:
+        left[:] = postmasters_of(data_dir)
+        return not left
+
+    wait_for(all_gone, seconds=EXIT_GRACE_SECONDS, every=0.1)
     return left
 
 
@@ -160,7 +164,7 @@ def start_server_outside_synapse(data_dir: Path) -> tuple[psutil.Process, str]:
 
 def serve_until_healthy_then_ctrl_c(var_dir: Path) -> tuple[int, str]:
     """`manage.py serve` in a session of its own; Ctrl-C goes to its whole process group, as in a terminal."""
-    port = _free_port()
+    port = free_port()
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
         cwd=ROOT,
@@ -170,17 +174,21 @@ def serve_until_healthy_then_ctrl_c(var_dir: Path) -> tuple[int, str]:
         text=True,
         start_new_session=True,
     )
+
+    def healthy() -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as response:
+                return response.status == 200
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return False
+
     try:
-        deadline = time.monotonic() + HEALTH_DEADLINE_SECONDS
-        while True:
-            assert serve.poll() is None, f"serve exited early with {serve.returncode}:\n{serve.stdout.read()}"
-            assert time.monotonic() < deadline, f"/health did not answer 200 within {HEALTH_DEADLINE_SECONDS} s"
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as response:
-                    if response.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.5)
+        try:
+            answered = wait_for(healthy, seconds=HEALTH_DEADLINE_SECONDS, every=0.5, process=serve)
+        except ExitedEarly:
+            answered = False
+        assert serve.poll() is None, f"serve exited early with {serve.returncode}:\n{serve.stdout.read()}"
+        assert answered, f"/health did not answer 200 within {HEALTH_DEADLINE_SECONDS} s"
         the_postmaster(var_dir / "pgdata")  # serve runs on the embedded server of its var dir
     finally:
         os.killpg(serve.pid, signal.SIGINT)

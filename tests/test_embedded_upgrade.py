@@ -8,11 +8,8 @@ check the interruption rules on plain folders, where no server is needed.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -29,8 +26,13 @@ from memoryproject.embedded.upgrade import (
     server_stop_if_running,
     upgrade_if_needed,
 )
+from tests.old_postgres import (  # noqa: F401 — the var_dir fixture, for servers of both majors
+    app_env,
+    old_postgres_var_dir_fixture,
+    pgserver_start,
+)
+from tests.servers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 # The newest memories migration PostgreSQL 16 with pgvector 0.6 can take (0008 creates btree_gin).
 LAST_MEMORIES_MIGRATION_ON_16 = "0007_memory_salience_given"
 APPS_MIGRATED_ON_16 = ("minds", "pipelinelog", "webhooks", "django_q", "sessions", "admin")
@@ -111,15 +113,6 @@ print(json.dumps(result))
 """
 
 
-def app_env(var_dir: Path, **extra: str) -> dict[str, str]:
-    env = {**os.environ, "SYNAPSE_VAR_DIR": str(var_dir), "DEBUG": "true", "PIPELINE_LOG_SYNC": "true"}
-    env["DJANGO_SETTINGS_MODULE"] = "memoryproject.settings"  # the real settings, as `make run` uses
-    env.pop("SECRET_KEY", None)  # generated once into var_dir, so both servers see the same key pepper
-    env.pop("DATABASE_URL", None)
-    env.update(extra)
-    return env
-
-
 def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     completed = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
@@ -130,20 +123,6 @@ def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 
 def _last_json_line(output: str) -> dict:
     return json.loads(output.strip().splitlines()[-1])
-
-
-def pgserver_start(pgdata: Path) -> str:
-    """Start a PostgreSQL 16 server with pgserver in its own process; it keeps running afterwards,
-    as pgserver's servers did for `make run`. Returns its URI."""
-    code = (
-        "import pathlib, sys, pgserver; "
-        "print(pgserver.get_server(pathlib.Path(sys.argv[1]), cleanup_mode=None).get_uri())"
-    )
-    completed = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code, str(pgdata)], capture_output=True, text=True, timeout=120
-    )
-    assert completed.returncode == 0, completed.stderr
-    return completed.stdout.strip().splitlines()[-1]
 
 
 def _psql(bin_dir: Path, uri: str, script: str) -> str:
@@ -160,23 +139,6 @@ def _psql(bin_dir: Path, uri: str, script: str) -> str:
 
 def _is_running(data_dir: Path) -> bool:
     return (data_dir / "postmaster.pid").exists()
-
-
-@pytest.fixture
-def var_dir():
-    # Under the checkout, not /tmp/pytest-of-root: PostgreSQL runs as its own system user and
-    # must be able to enter every parent folder of its data directory.
-    path = ROOT / "var" / "tmp" / f"upgrade-{uuid.uuid4().hex[:8]}"
-    path.mkdir(parents=True)
-    yield path
-    # Stop every server this test may have left on any directory in it, each with its own binaries.
-    for candidate in [path / "pgdata", *path.glob("pgdata-*"), *path.glob("pgdata-*/pgdata")]:
-        major = data_dir_major(candidate)
-        if major == OLD_MAJOR:
-            server_stop_if_running(pgserver_bin_dir(), candidate)
-        elif major == NEW_MAJOR:
-            server_stop_if_running(new_bin_dir(), candidate)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.mark.slow

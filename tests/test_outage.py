@@ -33,12 +33,12 @@ from django.db import connection
 from django.utils import timezone
 
 from memoryproject.embedded.outage import TASK_SKIPPED_FOR_OUTAGE, OutageLogFilter, outage, waits_out_outages
+from memoryproject.embedded.port import free_port
 from memoryproject.schedules import SCHEDULES
 from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
 from pipelinelog.models import LogEntry
 from pipelinelog.writer import BufferedWriter, Row, retry_delay
-from tests.servers import var_dir_made
-from tests.test_make_run import Served, _free_port
+from tests.servers import Served, var_dir_made
 
 ROOT = Path(__file__).resolve().parent.parent
 # A fresh start migrates a new database; on a loaded 2-core machine that can take a while.
@@ -141,7 +141,7 @@ class Server:
 def server():
     # Under the checkout, not /tmp (tests/servers.py), on the run's migrated database.
     var_dir = var_dir_made("outage", migrated=True)
-    port = _free_port()
+    port = free_port()
     served = Served(
         var_dir, port, command=[sys.executable, "manage.py", "serve", "--port", str(port)], env=OUTAGE_SERVE_ENV
     )

@@ -16,31 +16,16 @@ import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from memoryproject.core.converters import MindIdConverter
-from memoryproject.embedded.port import listen_problem
-from tests.test_make_run import (
-    ROOT,
-    Served,
-    _free_port,
-    _make_env,
-    _own_lines,
-    _process_tree,
-    _still_running,
-)
+from memoryproject.embedded.port import free_port, listen_problem
+from tests.processes import process_tree, still_running
+from tests.servers import ROOT, Served, own_lines, server_env
+from tests.shell_blocks import BLOCK_TIMEOUT_SECONDS, PLACEHOLDERS, block_filled, block_run
 
 README = ROOT / "README.md"
 MARKER = re.compile(r"^<!-- test: (?P<words>run\b.*?) -->\n```sh\n(?P<body>.*?)^```$", re.M | re.S)
-# The README's placeholders, filled from what the first `make run` printed.
-PLACEHOLDERS = {
-    "KEY=mk_...": ("KEY", r"Mind Key:\s+(mk_\S+)"),
-    "PASSWORD=...": ("PASSWORD", r"Password:\s+(\S+)"),
-    "MIND=m_...": ("MIND", rf"Mind:\s+.*\(({MindIdConverter.regex})\)"),  # an id may hold - and _
-}
-BLOCK_TIMEOUT_SECONDS = 60
 
 pytestmark = [
     pytest.mark.slow,
@@ -80,41 +65,14 @@ def test_a_marker_reads_its_expectations_and_input_lines():
     assert readme_blocks(text) == [Block(body="echo hi\n", expected=["a b", "401"], stdin_lines=["x"])]
 
 
-def _filled(body: str, values: dict[str, str], port: int) -> str:
-    for placeholder, (name, _) in PLACEHOLDERS.items():
-        body = body.replace(placeholder, f"{name}={shlex.quote(values[name])}")
-    return body.replace("localhost:8000", f"localhost:{port}")
-
-
-def _run_block(
-    body: str, stdin_lines: list[str], state: Path, env: dict[str, str], *, timeout: float = BLOCK_TIMEOUT_SECONDS
-) -> subprocess.CompletedProcess:
-    names = sorted(set(re.findall(r"^\s*([A-Z_]+)=", body, re.M)))
-    # One terminal: what earlier blocks set is sourced, what this block sets is saved for the next.
-    script = f"set -o pipefail\n[ -f {state} ] && . {state}\n{body}\nstatus=$?\n"
-    if names:
-        script += f"declare -p {' '.join(names)} >> {state} 2>/dev/null\n"
-    script += "exit $status\n"
-    return subprocess.run(
-        ["bash", "-c", script],
-        cwd=ROOT,
-        env=env,
-        input="".join(f"{line}\n" for line in stdin_lines),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        start_new_session=True,  # no terminal: getpass reads the prompts' answers from stdin
-    )
-
-
 def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(migrated_var_dir):
     var_dir = migrated_var_dir
-    port = _free_port()
-    env = _make_env(var_dir)
+    port = free_port()
+    env = server_env(var_dir)
     served = Served(var_dir, port, command=["make", "--no-print-directory", "run", f"PORT={port}"])
     try:
         served.wait_healthy()
-        tree = _process_tree(served.process.pid)
+        tree = process_tree(served.process.pid)
         values = {}
         for name, pattern in PLACEHOLDERS.values():
             match = re.search(pattern, served.output)
@@ -124,7 +82,7 @@ def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(mi
         assert len(blocks) >= 7
         state = var_dir / "readme-shell-state.sh"
         for index, block in enumerate(blocks):
-            result = _run_block(_filled(block.body, values, port), block.stdin_lines, state, env)
+            result = block_run(block_filled(block.body, values, port), block.stdin_lines, state, env)
             shown = f"block {index}:\n{block.body}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
             assert result.returncode == 0, shown
             for expected in block.expected:
@@ -155,7 +113,7 @@ def test_every_marked_readme_block_runs_as_written_against_make_run_with_port(mi
         assert login.stdout == "200"
     finally:
         served.stop()  # Ctrl-C: make itself ends by the signal, as in a terminal
-    assert _still_running(tree) == [], served.output  # serve stopped everything it started
+    assert still_running(tree) == [], served.output  # serve stopped everything it started
     assert served.output.count("has stopped.") == 1
     assert listen_problem("127.0.0.1", port) is None
 
@@ -164,13 +122,13 @@ def test_sync_schedules_on_a_checkout_never_migrated_says_in_one_line_to_migrate
     result = subprocess.run(
         [sys.executable, "manage.py", "sync_schedules"],
         cwd=ROOT,
-        env=_make_env(var_dir),
+        env=server_env(var_dir),
         capture_output=True,
         text=True,
         timeout=BLOCK_TIMEOUT_SECONDS,
     )
     assert result.returncode == 1
-    assert _own_lines(result.stdout + result.stderr) == [
+    assert own_lines(result.stdout + result.stderr) == [
         "CommandError: The worker's tables do not exist yet: "
         "run `make run` (or `.venv/bin/python manage.py migrate`) first."
     ]

@@ -7,59 +7,26 @@ import re
 import secrets
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from tests.pages import InlineCode, assert_page_keeps_to_its_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.django_db
 
 
-class _InlineCode(HTMLParser):
-    """Inline scripts and styles with their nonce, and inline event handlers / style attributes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.inline: list[tuple[str, str | None]] = []  # (tag, nonce)
-        self.attributes: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        named = dict(attrs)
-        if tag == "style" or (tag == "script" and "src" not in named and named.get("type") != "application/json"):
-            self.inline.append((tag, named.get("nonce")))
-        self.attributes += [name for name, _ in attrs if name.startswith("on") or name == "style"]
-
-
-def _policy(response) -> dict[str, list[str]]:
-    header = response["Content-Security-Policy"]
-    return {part.split()[0]: part.split()[1:] for part in header.split(";") if part.strip()}
-
-
-def _assert_page_keeps_to_its_policy(response) -> None:
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/html")
-    policy = _policy(response)
-    assert policy["default-src"] == ["'self'"]
-    assert "'unsafe-inline'" not in policy["script-src"] + policy["style-src"]
-    assert policy["object-src"] == ["'none'"] and policy["frame-ancestors"] == ["'none'"]
-    page = _InlineCode()
-    page.feed(response.content.decode())
-    assert page.attributes == []
-    for tag, nonce in page.inline:  # an inline block runs only with the header's nonce
-        assert nonce and f"'nonce-{nonce}'" in policy[f"{tag}-src"], tag
-
-
 def test_the_landing_page_sends_the_policy(client):
-    _assert_page_keeps_to_its_policy(client.get("/", HTTP_ACCEPT="text/html"))
+    assert_page_keeps_to_its_policy(client.get("/", HTTP_ACCEPT="text/html"))
 
 
 def test_swagger_ui_has_no_inline_script_and_its_style_carries_the_nonce(client):
     response = client.get("/api/docs/")
 
-    _assert_page_keeps_to_its_policy(response)
-    page = _InlineCode()
+    assert_page_keeps_to_its_policy(response)
+    page = InlineCode()
     page.feed(response.content.decode())
     assert [tag for tag, _ in page.inline] == ["style"]
     script = client.get("/api/docs/?script=")
@@ -78,7 +45,7 @@ def test_admin_pages_keep_to_the_policy(client, owner, path):
     if path != "/admin/login/":
         client.force_login(owner.user)
 
-    _assert_page_keeps_to_its_policy(client.get(path))
+    assert_page_keeps_to_its_policy(client.get(path))
 
 
 def test_json_answers_carry_the_policy_too(api):

@@ -25,16 +25,9 @@ from django_q.signing import SignedPackage
 from django_q.status import Stat, Status
 
 from memories.selectors.system import CLUSTER_HEARTBEAT_STALE_SECONDS, live_clusters
-from tests.test_make_run import (
-    ROOT,
-    Served,
-    _free_port,
-    _make_env,
-    _own_lines,
-    _process_tree,
-    _request,
-    _still_running,
-)
+from memoryproject.embedded.port import free_port
+from tests.processes import process_tree, still_running, wait_for
+from tests.servers import ROOT, Served, own_lines, request_json, server_env
 
 # The promise: a killed cluster is replaced within this many seconds.
 CLUSTER_REPLACED_DEADLINE_SECONDS = 10
@@ -109,7 +102,7 @@ def _children_named(served: Served, word: str) -> list[psutil.Process]:
 
 def _worker_ok(base: str) -> bool:
     try:
-        return _request(f"{base}/health")[1]["worker"] == "ok"
+        return request_json(f"{base}/health")[1]["worker"] == "ok"
     except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError):
         return False
 
@@ -126,7 +119,7 @@ class Prober:
     def _run(self, url: str, key: str) -> None:
         while not self._stop.is_set():
             try:
-                self.answers.append(_request(url, token=key)[0])
+                self.answers.append(request_json(url, token=key)[0])
             except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
                 self.answers.append(repr(error))
             time.sleep(0.05)
@@ -141,7 +134,7 @@ class Prober:
 @embedded_only
 def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_answering(migrated_var_dir):
     var_dir = migrated_var_dir
-    port = _free_port()
+    port = free_port()
     served = Served(var_dir, port, args=("--host", "0.0.0.0"))  # noqa: S104 - the warning is the subject
     try:
         served.wait_healthy()
@@ -149,7 +142,7 @@ def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_ans
         key = re.search(r"Mind Key:\s+(mk_\S+)", served.output).group(1)
 
         # A q of the 5,000 characters search allows reaches the API (gunicorn would answer HTML 414).
-        status, body = _request(f"{served.base}/memory/search?q={'a' * SEARCH_Q_MAX_CHARS}", token=key)
+        status, body = request_json(f"{served.base}/memory/search?q={'a' * SEARCH_Q_MAX_CHARS}", token=key)
         assert status == 200
         assert body["results"] == []
 
@@ -157,13 +150,13 @@ def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_ans
         second = subprocess.run(
             [sys.executable, "manage.py", "serve", "--port", str(port)],
             cwd=ROOT,
-            env=_make_env(var_dir),
+            env=server_env(var_dir),
             capture_output=True,
             text=True,
             timeout=60,
         )
         assert second.returncode == 1
-        assert _own_lines(second.stdout + second.stderr) == [
+        assert own_lines(second.stdout + second.stderr) == [
             f"Port {port} on 127.0.0.1 is already in use: stop what listens there, "
             f"or pick another port (make run PORT={port + 10})."
         ]
@@ -173,34 +166,32 @@ def test_a_killed_worker_cluster_is_replaced_within_10_s_while_the_api_keeps_ans
         assert len(old_tree) >= 3  # main, sentinel, at least a worker
         prober = Prober(served.base, key)
         old_cluster.kill()  # SIGKILL: its sentinel and workers are orphaned at once
-        killed_at = time.monotonic()
-        new_cluster = None
-        while time.monotonic() - killed_at < CLUSTER_REPLACED_DEADLINE_SECONDS:
+
+        def replacement() -> psutil.Process | None:
             replacements = [c for c in _children_named(served, "qcluster") if c.pid != old_cluster.pid]
-            if replacements and _worker_ok(served.base):
-                new_cluster = replacements[0]
-                break
-            time.sleep(0.2)
+            return replacements[0] if replacements and _worker_ok(served.base) else None
+
+        new_cluster = wait_for(replacement, seconds=CLUSTER_REPLACED_DEADLINE_SECONDS, every=0.2)
         answers = prober.stop()
         assert new_cluster is not None, served.output
         assert answers and set(answers) == {200}, answers
-        assert _still_running(old_tree) == []  # the orphans were stopped, not left taking tasks
+        assert still_running(old_tree) == []  # the orphans were stopped, not left taking tasks
         assert "The worker cluster stopped (killed by SIGKILL;" in served.output
-        tree = _process_tree(served.process.pid)
+        tree = process_tree(served.process.pid)
     finally:
         status = served.stop()
     assert status == 0
-    assert _still_running(tree) == []
+    assert still_running(tree) == []
 
 
 @pytest.mark.slow
 @embedded_only
 def test_serve_stops_the_cluster_and_exits_non_zero_when_gunicorn_dies(migrated_var_dir):
     var_dir = migrated_var_dir
-    served = Served(var_dir, _free_port())
+    served = Served(var_dir, free_port())
     try:
         served.wait_healthy()
-        tree = _process_tree(served.process.pid)
+        tree = process_tree(served.process.pid)
         (gunicorn,) = _children_named(served, "gunicorn")
         gunicorn.kill()
         status = served.process.wait(timeout=60)
@@ -211,4 +202,4 @@ def test_serve_stops_the_cluster_and_exits_non_zero_when_gunicorn_dies(migrated_
     assert "The web server (gunicorn) stopped (killed by SIGKILL); stopping the worker cluster and exiting." in (
         served.output
     )
-    assert _still_running(tree) == []
+    assert still_running(tree) == []

@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from synapses.models import Entity, Knot
-from tests.browser.test_ui_in_chromium import PHONE_VIEWPORT, _log_in
-from tests.ui.test_net_pages import net_build
+from tests.browser.pages import PHONE_VIEWPORT, log_in
+from tests.nets import net_build
 
 # One worker runs every browser test: one Chromium for the package (conftest.py), not one per worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -27,7 +27,7 @@ def _policy_refusals(page: Page) -> list[str]:
 def test_the_net_page_draws_every_knot_and_a_click_on_one_shows_it(live_server, page, owner, mind):
     net = net_build(mind)
     refusals = _policy_refusals(page)
-    _log_in(page, live_server.url, "owner@example.com")
+    log_in(page, live_server.url, "owner@example.com")
     page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/net/")
 
     expect(page.locator("#net")).to_have_attribute("data-drawn", "4")
@@ -57,7 +57,7 @@ def test_the_net_page_draws_every_knot_and_a_click_on_one_shows_it(live_server, 
 
 def test_a_filter_redraws_only_the_knots_of_an_entity(live_server, page, owner, mind):
     net = net_build(mind)
-    _log_in(page, live_server.url, "owner@example.com")
+    log_in(page, live_server.url, "owner@example.com")
     page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/net/")
     page.get_by_label("Entity").select_option(label="Anna")
     page.get_by_role("button", name="Draw").click()
@@ -70,7 +70,7 @@ def test_two_entities_are_merged_from_the_entities_page(live_server, page, owner
     net = net_build(mind)
     anna, schmidt, knots = net["anna"], net["schmidt"], net["knots"]
     refusals = _policy_refusals(page)
-    _log_in(page, live_server.url, "owner@example.com")
+    log_in(page, live_server.url, "owner@example.com")
     page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/entities/")
 
     page.get_by_label("Merge", exact=True).select_option(label="Schmidt")
@@ -88,7 +88,7 @@ def test_the_net_pages_fit_a_phone_s_width(live_server, browser, owner, mind):
     net = net_build(mind)
     context = browser.new_context(viewport=PHONE_VIEWPORT, device_scale_factor=1)
     page = context.new_page()
-    _log_in(page, live_server.url, "owner@example.com")
+    log_in(page, live_server.url, "owner@example.com")
     pages = {
         "net": f"/app/minds/{mind.mind.pk}/net/",
         "entities": f"/app/minds/{mind.mind.pk}/entities/",

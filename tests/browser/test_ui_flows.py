@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 from memories.models import Memory
 from minds.models import Mind, MindKey, MindShare
 from synapses.models import Goal
-from tests.browser.test_ui_in_chromium import _agent_stores, _log_in
+from tests.browser.pages import agent_stores, log_in
 
 # One worker runs every browser test: one Chromium for the package (conftest.py), not one per worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -60,7 +60,7 @@ def test_a_new_person_registers_creates_a_mind_and_verifies_what_its_agent_store
 def _no_js_page(browser: Browser, base: str, email: str = "owner@example.com") -> Page:
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    _log_in(page, base, email)
+    log_in(page, base, email)
     return page
 
 
@@ -76,7 +76,7 @@ def test_every_form_works_with_javascript_off(live_server, browser, owner, mind,
     page.get_by_role("button", name="Store").click()
     expect(status).to_contain_text("Memory tea stored.")
     tea = Memory.objects.get(mind=mind.mind, key="tea")
-    agent_id = _agent_stores(mind, content="Anna is my sister", key="anna")
+    agent_id = agent_stores(mind, content="Anna is my sister", key="anna")
     page.goto(f"{base}/app/memories/{agent_id}/")
     page.get_by_role("button", name="Verify").click()
     expect(status).to_contain_text("Memory anna verified.")
@@ -93,7 +93,7 @@ def test_every_form_works_with_javascript_off(live_server, browser, owner, mind,
     assert not Memory.objects.filter(pk=tea.pk).exists()
 
     # Bulk verify: tick two, leave one.
-    ids = [_agent_stores(mind, content=f"fact {number}", key=f"k{number}") for number in range(3)]
+    ids = [agent_stores(mind, content=f"fact {number}", key=f"k{number}") for number in range(3)]
     page.goto(f"{base}/app/minds/{mind_id}/")
     for memory_id in ids[:2]:
         page.locator(f'[data-memory="{memory_id}"] input[type="checkbox"]').check()
@@ -127,7 +127,7 @@ def test_every_form_works_with_javascript_off(live_server, browser, owner, mind,
     page.get_by_label("File").set_input_files(str(upload))
     page.get_by_role("button", name="Import the file").click()
     expect(status).to_contain_text("Imported more.jsonl: 1 created")
-    trips = [_agent_stores(mind, content=f"Trip note {n}", key=f"trip{n}", tags=["trip"]) for n in range(3)]
+    trips = [agent_stores(mind, content=f"Trip note {n}", key=f"trip{n}", tags=["trip"]) for n in range(3)]
     Memory.objects.filter(pk__in=trips).update(updated_at=timezone.now() - timedelta(days=40))
     page.goto(f"{base}/app/minds/{mind_id}/compact/")
     page.get_by_role("button", name="Compact now").click()

@@ -6,39 +6,22 @@ from __future__ import annotations
 import struct
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from bench.screenshots import PAGES
 from memories.models import Memory
 from minds.mindkeys import mind_key_digest
 from minds.models import MindKey
 from synapses.models import Goal
-from tests.conftest import PASSWORD
+from tests.browser.pages import PHONE_VIEWPORT, agent_stores, log_in
 
 # One worker runs every browser test: one Chromium for the package (conftest.py), not one per worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
-# A phone's viewport (CSS pixels): an iPhone SE / small Android width.
-PHONE_VIEWPORT = {"width": 375, "height": 740}
-
-
-def _log_in(page: Page, base: str, email: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Your minds")).to_be_visible()
-
-
-def _agent_stores(mind, **fields) -> str:
-    response = mind.agent.post("/memory", {"category": "fact", **fields}, format="json")
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
-
 
 def test_a_person_logs_in_opens_the_mind_and_verifies_a_memory_from_the_keyboard(live_server, page, owner, mind):
-    memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
-    _log_in(page, live_server.url, "owner@example.com")
+    memory_id = agent_stores(mind, content="Anna is my sister", key="anna")
+    log_in(page, live_server.url, "owner@example.com")
 
     page.get_by_role("link", name=mind.mind.name).first.click()
     expect(page.locator(f'[data-memory="{memory_id}"]')).to_contain_text("Anna is my sister")
@@ -54,7 +37,7 @@ def test_a_person_logs_in_opens_the_mind_and_verifies_a_memory_from_the_keyboard
 
 
 def test_an_issued_key_is_shown_once_and_works_for_the_agent(live_server, page, owner, mind):
-    _log_in(page, live_server.url, "owner@example.com")
+    log_in(page, live_server.url, "owner@example.com")
     page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/keys/")
 
     page.get_by_label("Label").fill("browser agent")
@@ -71,9 +54,9 @@ def test_an_issued_key_is_shown_once_and_works_for_the_agent(live_server, page, 
 
 
 def test_a_person_opens_the_trace_of_what_the_agent_did(live_server, page, owner, mind):
-    memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
+    memory_id = agent_stores(mind, content="Anna is my sister", key="anna")
     turn_id = Memory.objects.get(pk=memory_id).turn_id
-    _log_in(page, live_server.url, "owner@example.com")
+    log_in(page, live_server.url, "owner@example.com")
 
     page.goto(f"{live_server.url}/app/log/?mind={mind.mind.pk}")
     page.locator(f'a[href^="/app/log/{turn_id}/"]').click()
@@ -86,8 +69,8 @@ def test_a_person_opens_the_trace_of_what_the_agent_did(live_server, page, owner
 
 
 def test_a_read_share_sees_no_verify_button_and_is_refused_when_it_posts_anyway(live_server, page, reader, mind):
-    memory_id = _agent_stores(mind, content="Anna is my sister", key="anna")
-    _log_in(page, live_server.url, "reader@example.com")
+    memory_id = agent_stores(mind, content="Anna is my sister", key="anna")
+    log_in(page, live_server.url, "reader@example.com")
 
     page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/unverified/")
     expect(page.locator(f'[data-memory="{memory_id}"]')).to_be_visible()
@@ -111,7 +94,7 @@ def _png_width(path) -> int:
 
 
 def test_every_page_fits_a_phone_width_without_horizontal_scrolling(live_server, browser, owner, mind, tmp_path):
-    memory_id = _agent_stores(
+    memory_id = agent_stores(
         mind,
         content="A long unbroken word: " + "Donaudampfschifffahrtsgesellschaftskapitän" * 3,
         key="a_rather_long_key_for_a_narrow_screen_" + "x" * 40,
@@ -125,7 +108,7 @@ def test_every_page_fits_a_phone_width_without_horizontal_scrolling(live_server,
     for ui_page in PAGES:  # the screenshots' list of every page (bench/screenshots.py)
         if ui_page.logged_in and page is None:
             page = context.new_page()
-            _log_in(page, live_server.url, "owner@example.com")
+            log_in(page, live_server.url, "owner@example.com")
         tab = page if ui_page.logged_in else anonymous
         tab.goto(live_server.url + ui_page.url(ids))
         if ui_page.ready:

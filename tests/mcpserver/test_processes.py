@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -26,6 +25,7 @@ from memories.models import Memory
 from memoryproject.embedded.port import free_port
 from pipelinelog.models import LogEntry
 from synapses.models import Knot
+from tests.processes import ExitedEarly, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 # A child that starts Django and the SDK on a loaded 2-core machine (seconds).
@@ -108,15 +108,18 @@ def test_the_sdk_client_over_stdio_lists_the_tools_and_round_trips_store_recall_
 
 
 def _wait_for_port(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + START_DEADLINE_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"manage.py mcp --http exited with {process.returncode}: {process.stderr.read()}")
+    def listening() -> bool:
         with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listened on port {port} within {START_DEADLINE_SECONDS} s")
+            return probe.connect_ex(("127.0.0.1", port)) == 0
+
+    try:
+        listened = wait_for(listening, seconds=START_DEADLINE_SECONDS, every=0.1, process=process)
+    except ExitedEarly:
+        raise AssertionError(
+            f"manage.py mcp --http exited with {process.returncode}: {process.stderr.read()}"
+        ) from None
+    if not listened:
+        raise AssertionError(f"nothing listened on port {port} within {START_DEADLINE_SECONDS} s")
 
 
 async def _store_and_list_over_http(url: str) -> tuple[dict, dict]:

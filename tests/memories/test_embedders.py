@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -18,6 +14,7 @@ from memories.embedders import EmbedderUnavailable, get_embedder
 from memories.embedders.hashing import HashingEmbedder
 from memories.embedders.openai import OPENAI_BATCH_SIZE, OpenAIEmbedder
 from memories.models import Memory
+from tests.embedding_server import axis_vector, fake_server_fixture, vectors_reply  # noqa: F401 — fake_server
 
 # --- hashing -------------------------------------------------------------------------------
 
@@ -86,75 +83,6 @@ def test_hashing_vectors_equal_the_features_summed_one_by_one_whatever_the_batch
 
 
 # --- OpenAI-compatible HTTP ------------------------------------------------------------------
-
-
-@dataclass
-class FakeEmbeddingServer:
-    """A real HTTP server on 127.0.0.1 that answers like /v1/embeddings; `reply` shapes the answer."""
-
-    url: str
-    requests: list[dict] = field(default_factory=list)
-    headers: list[dict] = field(default_factory=list)
-    # (request body) → (status, response body bytes)
-    reply: Callable[[dict], tuple[int, bytes]] | None = None
-    release: threading.Event = field(default_factory=threading.Event)
-
-
-def vectors_reply(make_vector: Callable[[int, str], list[float]], *, reverse: bool = False):
-    def reply(body: dict) -> tuple[int, bytes]:
-        data = [
-            {"object": "embedding", "index": i, "embedding": make_vector(i, text)}
-            for i, text in enumerate(body["input"])
-        ]
-        if reverse:
-            data.reverse()
-        return 200, json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
-
-    return reply
-
-
-def axis_vector(i: int, _text: str) -> list[float]:
-    """3 on axis i, 4 on axis i+1: normalised that is exactly 0.6 and 0.8."""
-    vector = [0.0] * 384
-    vector[i % 383], vector[i % 383 + 1] = 3.0, 4.0
-    return vector
-
-
-@pytest.fixture(name="fake_server")
-def fake_server_fixture(monkeypatch) -> Iterator[FakeEmbeddingServer]:
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-    state: dict = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 — http.server's naming
-            server_state: FakeEmbeddingServer = state["server"]
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            server_state.requests.append(body)
-            server_state.headers.append(dict(self.headers))
-            if server_state.reply is None:  # hang until the test ends: the client must time out
-                server_state.release.wait(5)
-                return
-            status, payload = server_state.reply(body)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    server = FakeEmbeddingServer(url=f"http://127.0.0.1:{httpd.server_address[1]}/v1/embeddings")
-    state["server"] = server
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.release.set()
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def test_openai_embedder_sends_model_dimensions_and_key_and_normalises_the_answer(fake_server):

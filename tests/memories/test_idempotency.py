@@ -12,6 +12,7 @@ from memories.models import IdempotencyRecord, Memory
 from memories.services.idempotency import idempotency_records_purge, idempotency_run
 from memories.tasks import idempotency_records_purge as purge_task
 from memoryproject.schedules import SCHEDULES
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -189,12 +190,13 @@ def test_two_identical_requests_racing_run_once_and_the_second_replays_the_first
 
 def _wait_until_a_backend_waits_for_a_lock():
     """Poll PostgreSQL (no sleeping on a guess) until another session of this database is blocked on a lock."""
-    deadline = timezone.now() + timedelta(seconds=30)
     with connection.cursor() as cursor:
-        while timezone.now() < deadline:
+
+        def blocked() -> int:
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
             )
-            if cursor.fetchone()[0]:
-                return
-    raise AssertionError("The second request never blocked on the first one's claim of the key.")
+            return cursor.fetchone()[0]
+
+        if not wait_for(blocked, seconds=30):
+            raise AssertionError("The second request never blocked on the first one's claim of the key.")

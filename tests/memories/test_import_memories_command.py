@@ -17,8 +17,8 @@ from memories.management.commands import import_memories
 from memories.models import Memory
 from minds.services import mind_create
 from synapses.models import Edge, Knot, MemoryKnot
+from tests.factories import knot_make
 from tests.memories.insights_support import agent_caller, remember
-from tests.synapses.net_rows import memory_promote_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ def exported(mind, tmp_path):
     """An export file of a mind holding three memories, two of them knots joined by an edge pair."""
     agent = agent_caller(mind.mind)
     memories = [remember(mind.mind, agent, category="fact", key=f"m{n}", content=f"memory {n}") for n in range(3)]
-    a, b = (memory_promote_by_hand(memory) for memory in memories[:2])
+    a, b = (knot_make(memory=memory, linked=True) for memory in memories[:2])
     for source, target in ((a, b), (b, a)):
         Edge.objects.create(
             mind=mind.mind, source=source, target=target, weight_raw=1.0, weight_anchor=1.0, layers=["themes"],

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.selectors import overview
+from tests.factories import knot_make
 from tests.memories.insights_support import agent_caller, human_caller, remember
-from tests.synapses.net_rows import memory_promote_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -93,7 +93,7 @@ def test_a_human_must_name_the_mind_for_stats(owner, mind):
 
 
 def test_health_counts_pending_promotions_and_the_age_of_the_oldest(mixed):
-    promoted = memory_promote_by_hand(Memory.objects.get(mind=mixed.mind, key="name"))
+    promoted = knot_make(memory=Memory.objects.get(mind=mixed.mind, key="name"), linked=True)
     Memory.objects.filter(mind=mixed.mind, key="city").update(updated_at=ago(hours=1))
     Memory.objects.filter(mind=mixed.mind, key="tool_note").update(updated_at=ago(minutes=10))
     body = mixed.agent.get("/memory/health").json()

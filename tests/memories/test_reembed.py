@@ -14,11 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from memories.models import Memory
 from memories.services.memory import memory_store
 from minds.access import caller_of
-from tests.memories.test_embedders import (
-    axis_vector,
-    fake_server_fixture,  # noqa: F401 — registers the `fake_server` fixture
-    vectors_reply,
-)
+from tests.embedding_server import axis_vector, fake_server_fixture, vectors_reply  # noqa: F401 — a fixture
 
 pytestmark = pytest.mark.django_db
 

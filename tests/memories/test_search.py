@@ -13,12 +13,12 @@ from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memories.fusion import RRF_K
+from memories.fusion import RRF_K, Ranked, rrf_fuse
 from memories.models import Memory
-from memories.selectors.search import Candidate, TextQuery, _fuse, memories_text_search, text_query
+from memories.selectors.search import Candidate, TextQuery, memories_text_search, text_query
 from memories.services.memory import memory_store
 from minds.access import caller_of
-from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — registers the `fake_server` fixture
+from tests.embedding_server import fake_server_fixture  # noqa: F401 — a fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -198,7 +198,11 @@ def _candidate(pk: str, minutes_ago: int) -> Candidate:
 
 def test_fusion_adds_reciprocal_ranks_and_breaks_ties_by_best_rank_then_recency():
     a, b, c, d = _candidate("a", 1), _candidate("b", 5), _candidate("c", 1), _candidate("d", 2)
-    fused = _fuse({"text": [a, b, c], "vector": [c, d]})
+    ranked = {"text": [a, b, c], "vector": [c, d]}
+    hits = rrf_fuse(
+        {name: [Ranked(one.pk, one.updated_at.timestamp()) for one in found] for name, found in ranked.items()}
+    )
+    fused = [(hit.id, hit.score, hit.matched) for hit in hits]
     assert [(pk, matched) for pk, _, matched in fused] == [
         ("c", ("text", "vector")),  # 1/63 + 1/61
         ("a", ("text",)),  # 1/61

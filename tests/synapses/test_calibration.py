@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from memories.models import EMBEDDING_DIMENSIONS
 from synapses import constants
 from synapses.config import synapse_settings
 from synapses.net import calibration
@@ -24,7 +25,8 @@ from synapses.net.calibration import (
     share_at_or_above,
     thresholds_suggest,
 )
-from tests.synapses.edge_factories import at_cosine, axis, knot_make
+from tests.factories import knot_make
+from tests.vectors import at_cosine, axis
 
 
 def test_every_pair_of_distinct_rows_appears_once_in_row_order():
@@ -145,8 +147,8 @@ def calibrate(*args: str) -> str:
 @pytest.mark.django_db
 def test_calibrating_a_mind_compares_every_pair_of_its_knots(the_mind):
     for cosine in (0.1, 0.2, 0.3, 0.4):
-        knot_make(the_mind, anchor=1.0, embedding=at_cosine(cosine))
-    knot_make(the_mind, anchor=1.0, embedding=axis(0))
+        knot_make(mind=the_mind, weight_anchor=1.0, embedding=at_cosine(cosine))
+    knot_make(mind=the_mind, weight_anchor=1.0, embedding=axis(0))
 
     report = calibrate("--mind", the_mind.pk)
 
@@ -165,7 +167,7 @@ def test_calibrating_a_mind_compares_every_pair_of_its_knots(the_mind):
 @pytest.mark.django_db
 def test_a_large_mind_is_sampled_and_the_report_says_how_many_pairs(the_mind):
     for index in range(6):
-        knot_make(the_mind, anchor=1.0, embedding=axis(index))
+        knot_make(mind=the_mind, weight_anchor=1.0, embedding=axis(index))
 
     report = calibrate("--mind", the_mind.pk, "--max-knots", "4")
 
@@ -191,7 +193,7 @@ def test_calibrating_a_file_of_texts_embeds_them_with_the_configured_embedder(tm
 def test_an_unknown_mind_or_a_mind_of_one_knot_is_a_clear_error(the_mind):
     with pytest.raises(CommandError, match="No mind with id 'm_nope'"):
         calibrate("--mind", "m_nope")
-    knot_make(the_mind, anchor=1.0)
+    knot_make(mind=the_mind, weight_anchor=1.0, embedding=axis(EMBEDDING_DIMENSIONS - 1))
     with pytest.raises(CommandError, match="has 1 knots: a calibration needs at least two"):
         calibrate("--mind", the_mind.pk)
 

@@ -14,7 +14,7 @@ from synapses.models import DecayRun, Edge, KnotPresence
 from synapses.net.presence import knot_half_reactivate
 from synapses.tasks import knots_decay as knots_decay_task
 from synapses.upkeep.decay import knots_decay
-from tests.synapses.conftest import knot_make, memory_make
+from tests.factories import knot_make, memory_make
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,9 @@ def presence_of(knot) -> KnotPresence:
 
 
 def test_anchor_5_after_30_days_at_rate_0_02_decays_to_2_7441(mind):
-    knot = knot_make(memory_make(mind.mind, key="k"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=30))
+    knot = knot_make(
+        memory=memory_make(mind=mind.mind, key="k"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=30)
+    )
 
     result = knots_decay(rate=0.02, min_weight=0.1, now=NOW)
 
@@ -41,7 +43,10 @@ def test_anchor_5_after_30_days_at_rate_0_02_decays_to_2_7441(mind):
 
 def test_half_reactivation_of_anchor_4_with_minimum_0_5_gives_2_25_and_decay_continues_from_it(mind):
     knot = knot_make(
-        memory_make(mind.mind, key="k"), weight_anchor=4.0, presence_base=0.3, reinforced_at=NOW - timedelta(days=900)
+        memory=memory_make(mind=mind.mind, key="k"),
+        weight_anchor=4.0,
+        presence=0.3,
+        reinforced_at=NOW - timedelta(days=900),
     )
     KnotPresence.objects.filter(knot=knot).update(is_active=False)
 
@@ -57,8 +62,12 @@ def test_half_reactivation_of_anchor_4_with_minimum_0_5_gives_2_25_and_decay_con
 
 
 def test_a_knot_below_the_minimum_weight_is_deactivated_and_no_longer_decayed(mind):
-    fading = knot_make(memory_make(mind.mind, key="fading"), weight_anchor=0.2, reinforced_at=NOW - timedelta(days=60))
-    strong = knot_make(memory_make(mind.mind, key="strong"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=60))
+    fading = knot_make(
+        memory=memory_make(mind=mind.mind, key="fading"), weight_anchor=0.2, reinforced_at=NOW - timedelta(days=60)
+    )
+    strong = knot_make(
+        memory=memory_make(mind=mind.mind, key="strong"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=60)
+    )
 
     result = knots_decay(rate=0.02, min_weight=0.1, now=NOW)
 
@@ -73,8 +82,12 @@ def test_a_knot_below_the_minimum_weight_is_deactivated_and_no_longer_decayed(mi
 
 
 def test_decay_leaves_edges_as_they_were(mind):
-    a = knot_make(memory_make(mind.mind, key="a"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=400))
-    b = knot_make(memory_make(mind.mind, key="b"), weight_anchor=0.15, reinforced_at=NOW - timedelta(days=400))
+    a = knot_make(
+        memory=memory_make(mind=mind.mind, key="a"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=400)
+    )
+    b = knot_make(
+        memory=memory_make(mind=mind.mind, key="b"), weight_anchor=0.15, reinforced_at=NOW - timedelta(days=400)
+    )
     Edge.objects.create(
         mind=mind.mind, source=a, target=b, weight_raw=2.5, weight_anchor=6.1, layers=["entity"], layer_count=1
     )
@@ -86,14 +99,18 @@ def test_decay_leaves_edges_as_they_were(mind):
 
 
 def test_a_reinforcement_in_the_future_of_the_run_does_not_raise_the_presence(mind):
-    knot = knot_make(memory_make(mind.mind, key="k"), weight_anchor=3.0, reinforced_at=NOW + timedelta(days=2))
+    knot = knot_make(
+        memory=memory_make(mind=mind.mind, key="k"), weight_anchor=3.0, reinforced_at=NOW + timedelta(days=2)
+    )
     knots_decay(rate=0.02, min_weight=0.1, now=NOW)
     assert presence_of(knot).weight_present == 3.0
 
 
 def test_a_negative_rate_is_refused_and_retention_still_runs(mind, settings):
     settings.LOG_RETENTION_DAYS = 1
-    knot = knot_make(memory_make(mind.mind, key="k"), weight_anchor=3.0, reinforced_at=NOW - timedelta(days=10))
+    knot = knot_make(
+        memory=memory_make(mind=mind.mind, key="k"), weight_anchor=3.0, reinforced_at=NOW - timedelta(days=10)
+    )
     LogEntry.objects.create(
         created_at=datetime(2020, 1, 1, tzinfo=UTC), turn_id="old", source="system", node="x", kind="note"
     )
@@ -107,8 +124,8 @@ def test_a_negative_rate_is_refused_and_retention_still_runs(mind, settings):
 
 def test_the_run_prunes_the_log_and_writes_one_span_with_its_counts(mind, settings):
     settings.LOG_RETENTION_DAYS = 30
-    knot_make(memory_make(mind.mind, key="k"), weight_anchor=0.12, reinforced_at=NOW - timedelta(days=30))
-    knot_make(memory_make(mind.mind, key="l"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=30))
+    knot_make(memory=memory_make(mind=mind.mind, key="k"), weight_anchor=0.12, reinforced_at=NOW - timedelta(days=30))
+    knot_make(memory=memory_make(mind=mind.mind, key="l"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=30))
     LogEntry.objects.create(created_at=NOW - timedelta(days=31), turn_id="old", source="system", node="x", kind="note")
 
     result = knots_decay(rate=0.02, min_weight=0.1, now=NOW)
@@ -120,7 +137,9 @@ def test_the_run_prunes_the_log_and_writes_one_span_with_its_counts(mind, settin
 
 
 def test_the_command_and_the_task_decay(mind):
-    knot = knot_make(memory_make(mind.mind, key="k"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=30))
+    knot = knot_make(
+        memory=memory_make(mind=mind.mind, key="k"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=30)
+    )
     out = io.StringIO()
 
     call_command("decay", "--rate", "0.02", "--min-weight", "3", stdout=out)
@@ -150,8 +169,12 @@ def test_syncing_the_schedules_makes_one_daily_job_for_decay_and_retention(db):
 
 def test_each_finished_run_is_recorded_and_health_reports_the_last(mind):
     assert mind.agent.get("/memory/health").json()["last_decay_at"] is None  # never ran
-    knot_make(memory_make(mind.mind, key="fading"), weight_anchor=0.2, reinforced_at=NOW - timedelta(days=60))
-    knot_make(memory_make(mind.mind, key="strong"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=60))
+    knot_make(
+        memory=memory_make(mind=mind.mind, key="fading"), weight_anchor=0.2, reinforced_at=NOW - timedelta(days=60)
+    )
+    knot_make(
+        memory=memory_make(mind=mind.mind, key="strong"), weight_anchor=5.0, reinforced_at=NOW - timedelta(days=60)
+    )
 
     knots_decay(rate=0.02, min_weight=0.1, now=NOW)
     knots_decay(rate=0.02, min_weight=0.1, now=NOW + timedelta(days=1))

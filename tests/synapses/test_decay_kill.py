@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import DecayRun, KnotPresence
+from tests.factories import memory_make
 from tests.processes import wait_for
-from tests.synapses.conftest import memory_make
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("decay_process.py")
@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 def _net_make(mind, *, reinforced_at) -> None:
     """KNOTS knots with presence, in two statements (the ORM would take minutes for the vectors)."""
-    memory = memory_make(mind, key="many")
+    memory = memory_make(mind=mind, key="many")
     vector = "[" + ",".join(["1"] + ["0"] * (EMBEDDING_DIMENSIONS - 1)) + "]"
     with connection.cursor() as cursor:
         cursor.execute(

@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext, override_settings
 from synapses.models import Edge
 from synapses.net.edges import EdgesFormed, knot_edges_form
 from synapses.net.geometry import EdgeParameters
-from tests.synapses.edge_factories import at_cosine, axis, damp_reference, knot_make, knots_bulk
+from tests.factories import knot_make, knots_bulk
+from tests.vectors import at_cosine, axis, damp_reference
 
 pytestmark = pytest.mark.django_db
 
@@ -26,8 +27,8 @@ def edge(source, target) -> Edge:
 
 
 def test_two_knots_sharing_only_an_entity_get_the_worked_example_weights_both_ways(the_mind):
-    strong = knot_make(the_mind, anchor=5.0, entities=[7], embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, entities=[7, 8], embedding=axis(2))
+    strong = knot_make(mind=the_mind, weight_anchor=5.0, entities=[7], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=0.7, entities=[7, 8], embedding=axis(2))
 
     formed = knot_edges_form(knot=new, params=WORKED)
 
@@ -44,8 +45,10 @@ def test_two_knots_sharing_only_an_entity_get_the_worked_example_weights_both_wa
 
 
 def test_a_timeline_only_pair_four_days_apart_gets_the_worked_example_weights(the_mind):
-    strong = knot_make(the_mind, anchor=5.0, event_time=DAY, precision="day", embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, event_time=DAY + timedelta(days=4), precision="day", embedding=axis(2))
+    strong = knot_make(mind=the_mind, weight_anchor=5.0, event_time=DAY, event_precision="day", embedding=axis(1))
+    new = knot_make(
+        mind=the_mind, weight_anchor=0.7, event_time=DAY + timedelta(days=4), event_precision="day", embedding=axis(2)
+    )
 
     knot_edges_form(knot=new, params=WORKED)
 
@@ -55,9 +58,13 @@ def test_a_timeline_only_pair_four_days_apart_gets_the_worked_example_weights(th
 
 
 def test_timeline_and_embedding_at_cosine_090_let_the_embedding_win_with_the_bonus(the_mind):
-    strong = knot_make(the_mind, anchor=5.0, event_time=DAY, precision="day", embedding=axis(0))
+    strong = knot_make(mind=the_mind, weight_anchor=5.0, event_time=DAY, event_precision="day", embedding=axis(0))
     new = knot_make(
-        the_mind, anchor=0.7, event_time=DAY + timedelta(days=4), precision="day", embedding=at_cosine(0.90)
+        mind=the_mind,
+        weight_anchor=0.7,
+        event_time=DAY + timedelta(days=4),
+        event_precision="day",
+        embedding=at_cosine(0.90),
     )
 
     formed = knot_edges_form(knot=new, params=WORKED)
@@ -71,8 +78,8 @@ def test_timeline_and_embedding_at_cosine_090_let_the_embedding_win_with_the_bon
 
 def test_shared_themes_give_the_themes_depth_and_the_layers_in_canonical_order(the_mind):
     themes_b = [f"t{i}" for i in range(10)]
-    other = knot_make(the_mind, anchor=2.0, themes=themes_b, entities=[3], embedding=axis(1))
-    new = knot_make(the_mind, anchor=2.0, themes=["t0", "x"], entities=[3], embedding=axis(2))
+    other = knot_make(mind=the_mind, weight_anchor=2.0, themes=themes_b, entities=[3], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=2.0, themes=["t0", "x"], entities=[3], embedding=axis(2))
 
     knot_edges_form(knot=new, params=WORKED)
 
@@ -83,8 +90,8 @@ def test_shared_themes_give_the_themes_depth_and_the_layers_in_canonical_order(t
 
 
 def test_themes_alone_weigh_by_the_overlap_of_the_broader_knot(the_mind):
-    other = knot_make(the_mind, anchor=5.0, themes=[f"t{i}" for i in range(10)], embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, themes=["t0"], embedding=axis(2))
+    other = knot_make(mind=the_mind, weight_anchor=5.0, themes=[f"t{i}" for i in range(10)], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=0.7, themes=["t0"], embedding=axis(2))
 
     knot_edges_form(knot=new, params=WORKED)
 
@@ -95,9 +102,23 @@ def test_themes_alone_weigh_by_the_overlap_of_the_broader_knot(the_mind):
 
 
 def test_knots_sharing_nothing_get_no_edge(the_mind):
-    knot_make(the_mind, anchor=5.0, entities=[1], themes=["a"], event_time=DAY, precision="day", embedding=axis(1))
+    knot_make(
+        mind=the_mind,
+        weight_anchor=5.0,
+        entities=[1],
+        themes=["a"],
+        event_time=DAY,
+        event_precision="day",
+        embedding=axis(1),
+    )
     new = knot_make(
-        the_mind, anchor=0.7, entities=[2], themes=["b"], event_time=DAY, precision="week", embedding=axis(2)
+        mind=the_mind,
+        weight_anchor=0.7,
+        entities=[2],
+        themes=["b"],
+        event_time=DAY,
+        event_precision="week",
+        embedding=axis(2),
     )
 
     formed = knot_edges_form(knot=new, params=WORKED)
@@ -107,9 +128,9 @@ def test_knots_sharing_nothing_get_no_edge(the_mind):
 
 
 def test_the_embedding_layer_fires_only_strictly_above_the_threshold(the_mind):
-    above = knot_make(the_mind, anchor=1.0, embedding=at_cosine(0.86))
-    knot_make(the_mind, anchor=1.0, embedding=at_cosine(0.84, other=2))
-    new = knot_make(the_mind, anchor=1.0, embedding=axis(0))
+    above = knot_make(mind=the_mind, weight_anchor=1.0, embedding=at_cosine(0.86))
+    knot_make(mind=the_mind, weight_anchor=1.0, embedding=at_cosine(0.84, other=2))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, embedding=axis(0))
 
     formed = knot_edges_form(knot=new, params=WORKED)
 
@@ -118,9 +139,9 @@ def test_the_embedding_layer_fires_only_strictly_above_the_threshold(the_mind):
 
 
 def test_inactive_knots_are_never_candidates(the_mind):
-    knot_make(the_mind, anchor=5.0, entities=[7], embedding=axis(0), active=False)
-    active = knot_make(the_mind, anchor=1.0, entities=[7], embedding=axis(1))
-    new = knot_make(the_mind, anchor=1.0, entities=[7], embedding=axis(0))
+    knot_make(mind=the_mind, weight_anchor=5.0, entities=[7], embedding=axis(0), is_active=False)
+    active = knot_make(mind=the_mind, weight_anchor=1.0, entities=[7], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, entities=[7], embedding=axis(0))
 
     formed = knot_edges_form(knot=new, params=WORKED)
 
@@ -129,8 +150,8 @@ def test_inactive_knots_are_never_candidates(the_mind):
 
 
 def test_another_minds_knots_are_never_candidates(the_mind, other_mind):
-    knot_make(other_mind.mind, anchor=5.0, entities=[7], themes=["a"], embedding=axis(0))
-    new = knot_make(the_mind, anchor=1.0, entities=[7], themes=["a"], embedding=axis(0))
+    knot_make(mind=other_mind.mind, weight_anchor=5.0, entities=[7], themes=["a"], embedding=axis(0))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, entities=[7], themes=["a"], embedding=axis(0))
 
     formed = knot_edges_form(knot=new, params=WORKED)
 
@@ -138,8 +159,8 @@ def test_another_minds_knots_are_never_candidates(the_mind, other_mind):
 
 
 def test_at_most_the_pair_cap_is_written_and_the_strongest_pairs_win(the_mind):
-    others = [knot_make(the_mind, anchor=0.1 * (i + 1), entities=[7], embedding=axis(1)) for i in range(60)]
-    new = knot_make(the_mind, anchor=1.0, entities=[7], embedding=axis(2))
+    others = [knot_make(mind=the_mind, weight_anchor=0.1 * (i + 1), entities=[7], embedding=axis(1)) for i in range(60)]
+    new = knot_make(mind=the_mind, weight_anchor=1.0, entities=[7], embedding=axis(2))
 
     with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=50):
         formed = knot_edges_form(knot=new, params=WORKED)
@@ -170,8 +191,8 @@ def test_at_most_the_pair_cap_is_written_and_the_strongest_pairs_win(the_mind):
 def test_the_timeline_window_finds_every_anchor_inside_each_precisions_tolerance(
     the_mind, precision, a, b, fires, distance
 ):
-    other = knot_make(the_mind, anchor=3.0, event_time=a, precision=precision, embedding=axis(1))
-    new = knot_make(the_mind, anchor=1.0, event_time=b, precision=precision, embedding=axis(2))
+    other = knot_make(mind=the_mind, weight_anchor=3.0, event_time=a, event_precision=precision, embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, event_time=b, event_precision=precision, embedding=axis(2))
 
     formed = knot_edges_form(knot=new, params=WORKED)
 
@@ -188,8 +209,15 @@ def knot_edges_form_counted(knot) -> tuple[EdgesFormed, list[str]]:
 
 @pytest.mark.parametrize("net_size", [10, 1_000])
 def test_one_edge_formation_takes_the_same_three_statements_at_10_and_1000_knots(the_mind, net_size):
-    knots_bulk(the_mind, net_size, rng=np.random.default_rng(net_size), anchor=2.0, entities=[7], themes=["a"])
-    new = knot_make(the_mind, anchor=1.0, entities=[7], themes=["a"], embedding=axis(0))
+    knots_bulk(
+        mind=the_mind,
+        count=net_size,
+        rng=np.random.default_rng(net_size),
+        weight_anchor=2.0,
+        entities=[7],
+        themes=["a"],
+    )
+    new = knot_make(mind=the_mind, weight_anchor=1.0, entities=[7], themes=["a"], embedding=axis(0))
 
     formed, statements = knot_edges_form_counted(new)
 
@@ -200,9 +228,9 @@ def test_one_edge_formation_takes_the_same_three_statements_at_10_and_1000_knots
 
 
 def test_a_large_mind_finds_its_nearest_knots_through_the_hnsw_index_in_as_many_statements(the_mind):
-    knots_bulk(the_mind, 300, rng=np.random.default_rng(3), anchor=2.0)
-    near = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.99))
-    new = knot_make(the_mind, anchor=1.0, embedding=axis(0))
+    knots_bulk(mind=the_mind, count=300, rng=np.random.default_rng(3), weight_anchor=2.0)
+    near = knot_make(mind=the_mind, weight_anchor=2.0, embedding=at_cosine(0.99))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, embedding=axis(0))
 
     with override_settings(SYNAPSE_EXACT_SCAN_MAX_ROWS=10):
         formed, statements = knot_edges_form_counted(new)
@@ -214,8 +242,8 @@ def test_a_large_mind_finds_its_nearest_knots_through_the_hnsw_index_in_as_many_
 
 
 def test_a_knot_already_joined_to_a_candidate_forms_no_second_pair_with_it(the_mind):
-    first = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(1))
-    second = knot_make(the_mind, anchor=3.0, entities=[7], embedding=axis(2))
+    first = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(1))
+    second = knot_make(mind=the_mind, weight_anchor=3.0, entities=[7], embedding=axis(2))
     knot_edges_form(knot=first, params=WORKED)
 
     again = knot_edges_form(knot=first, params=WORKED)
@@ -226,8 +254,10 @@ def test_a_knot_already_joined_to_a_candidate_forms_no_second_pair_with_it(the_m
 
 
 def test_an_entity_more_knots_carry_than_the_cap_holds_weighs_cap_over_carriers(the_mind):
-    others = [knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1)) for index in range(8)]
-    new = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(20))
+    others = [
+        knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(index + 1)) for index in range(8)
+    ]
+    new = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(20))
 
     with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=4):
         formed = knot_edges_form(knot=new, params=WORKED)
@@ -241,10 +271,10 @@ def test_an_entity_more_knots_carry_than_the_cap_holds_weighs_cap_over_carriers(
 
 def test_a_rare_entity_and_similar_content_win_the_cap_over_a_common_entity(the_mind):
     for index in range(5):
-        knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1))
-    rare = knot_make(the_mind, anchor=2.0, entities=[9], embedding=axis(10))
-    similar = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.95, other=11))
-    new = knot_make(the_mind, anchor=2.0, entities=[7, 9], embedding=axis(0))
+        knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(index + 1))
+    rare = knot_make(mind=the_mind, weight_anchor=2.0, entities=[9], embedding=axis(10))
+    similar = knot_make(mind=the_mind, weight_anchor=2.0, embedding=at_cosine(0.95, other=11))
+    new = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7, 9], embedding=axis(0))
 
     with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=2):
         formed = knot_edges_form(knot=new, params=WORKED)
@@ -259,9 +289,9 @@ def test_a_rare_entity_and_similar_content_win_the_cap_over_a_common_entity(the_
 
 def test_an_entity_more_than_four_times_the_cap_carry_makes_no_entity_layer_even_beside_a_theme(the_mind):
     # Entity 7: ten carriers with the new knot, cap 2 → rarity 2/10 = 0.2, below 0.25: not counted.
-    plain = [knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1)) for index in range(8)]
-    themed = knot_make(the_mind, anchor=2.0, entities=[7], themes=["boats"], embedding=axis(30))
-    new = knot_make(the_mind, anchor=2.0, entities=[7], themes=["boats"], embedding=axis(0))
+    plain = [knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(index + 1)) for index in range(8)]
+    themed = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], themes=["boats"], embedding=axis(30))
+    new = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], themes=["boats"], embedding=axis(0))
 
     with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=2):
         formed = knot_edges_form(knot=new, params=WORKED)
@@ -276,8 +306,8 @@ def test_an_entity_more_than_four_times_the_cap_carry_makes_no_entity_layer_even
 def test_an_entity_exactly_four_times_the_cap_carry_still_counts_at_a_quarter(the_mind):
     # Entity 7: eight carriers with the new knot, cap 2 → rarity 2/8 = 0.25, counted: factor 0.25.
     for index in range(7):
-        knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(index + 1))
-    new = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(0))
+        knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(index + 1))
+    new = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(0))
 
     with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=2):
         formed = knot_edges_form(knot=new, params=WORKED)

@@ -13,7 +13,8 @@ from memories.models import Memory
 from synapses import constants
 from synapses.models import Knot
 from synapses.net.selectors.candidates import NetFacts, edge_candidates, knot_vector_plan
-from tests.synapses.edge_factories import at_cosine, axis, built_save, knot_build, knot_make
+from tests.factories import knot_make, knots_save
+from tests.vectors import at_cosine, axis
 
 pytestmark = pytest.mark.django_db
 
@@ -34,21 +35,21 @@ def _default_candidates(knot: Knot):
 
 def _knots_at(mind, offsets_minutes: list[int], *, rng: np.random.Generator, inactive_every: int) -> list[Knot]:
     """One knot of precision "day" per offset from DAY, random vectors; every `inactive_every`-th inactive."""
-    built = []
+    knots = []
     for number, offset in enumerate(offsets_minutes):
         vector = rng.standard_normal(384)
-        built.append(
-            knot_build(
-                mind,
-                anchor=2.0,
+        knots.append(
+            knot_make(
+                mind=mind,
+                weight_anchor=2.0,
                 embedding=(vector / np.linalg.norm(vector)).tolist(),
                 event_time=DAY + timedelta(minutes=offset),
-                precision="day",
-                active=number % inactive_every != 0,
+                event_precision="day",
+                is_active=number % inactive_every != 0,
                 save=False,
             )
         )
-    return built_save(built)
+    return knots_save(knots)
 
 
 def test_a_crowded_window_offers_the_nearest_active_anchors_on_both_sides_of_the_new_one(the_mind):
@@ -58,7 +59,7 @@ def test_a_crowded_window_offers_the_nearest_active_anchors_on_both_sides_of_the
     after = rng.choice(np.arange(2, 20 * 1440, 2), size=330, replace=False).tolist()
     before = (-rng.choice(np.arange(1, 20 * 1440, 2), size=170, replace=False)).tolist()
     knots = _knots_at(the_mind, after + before, rng=rng, inactive_every=7)
-    new = knot_make(the_mind, anchor=1.0, event_time=DAY, precision="day", embedding=axis(0))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, event_time=DAY, event_precision="day", embedding=axis(0))
 
     found = _default_candidates(new)
 
@@ -76,7 +77,9 @@ def test_a_crowded_window_offers_the_nearest_active_anchors_on_both_sides_of_the
 
 
 def _carriers(mind, count: int, entity: int) -> list[Knot]:
-    return [knot_make(mind, anchor=2.0, entities=[entity], embedding=axis(n % 300 + 1)) for n in range(count)]
+    return [
+        knot_make(mind=mind, weight_anchor=2.0, entities=[entity], embedding=axis(n % 300 + 1)) for n in range(count)
+    ]
 
 
 @override_settings(SYNAPSE_EXACT_SCAN_MAX_ROWS=5)
@@ -102,12 +105,33 @@ def test_a_batch_counts_a_mind_above_the_bound_and_a_common_entity_once_and_a_ra
 
 def test_a_candidate_carries_its_entities_themes_and_time_only_where_they_can_make_a_layer(the_mind):
     month = datetime(2026, 3, 1, tzinfo=UTC)
-    sharing = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.9), entities=[1, 2], themes=["work", "sport"],
-                        event_time=DAY - timedelta(days=2), precision="day")  # fmt: skip
-    apart = knot_make(the_mind, anchor=2.0, embedding=at_cosine(0.8), entities=[3], themes=["music"],
-                      event_time=month, precision="month")  # fmt: skip
-    new = knot_make(the_mind, anchor=1.0, embedding=axis(0), entities=[1], themes=["work"], event_time=DAY,
-                    precision="day")  # fmt: skip
+    sharing = knot_make(
+        mind=the_mind,
+        weight_anchor=2.0,
+        embedding=at_cosine(0.9),
+        entities=[1, 2],
+        themes=["work", "sport"],
+        event_time=DAY - timedelta(days=2),
+        event_precision="day",
+    )
+    apart = knot_make(
+        mind=the_mind,
+        weight_anchor=2.0,
+        embedding=at_cosine(0.8),
+        entities=[3],
+        themes=["music"],
+        event_time=month,
+        event_precision="month",
+    )
+    new = knot_make(
+        mind=the_mind,
+        weight_anchor=1.0,
+        embedding=axis(0),
+        entities=[1],
+        themes=["work"],
+        event_time=DAY,
+        event_precision="day",
+    )
 
     found = _default_candidates(new)
 

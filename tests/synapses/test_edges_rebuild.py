@@ -12,7 +12,8 @@ from django.test.utils import override_settings
 from synapses.models import Edge
 from synapses.net.edges import knot_edges_form, mind_edges_rebuild
 from synapses.net.geometry import EdgeParameters
-from tests.synapses.edge_factories import at_cosine, axis, knot_make
+from tests.factories import knot_make
+from tests.vectors import at_cosine, axis
 
 pytestmark = pytest.mark.django_db
 
@@ -28,17 +29,17 @@ def promoted_in_order(mind, specs: list[dict]) -> list:
     """Knots created one after the other, each forming its edges as promotion would."""
     knots = []
     for index, spec in enumerate(specs):
-        knot = knot_make(mind, created_at=START + timedelta(hours=index), **spec)
+        knot = knot_make(mind=mind, created_at=START + timedelta(hours=index), **spec)
         knot_edges_form(knot=knot, params=WORKED)
         knots.append(knot)
     return knots
 
 
 SPECS = [
-    {"anchor": 3.0, "entities": [1], "embedding": axis(0)},
-    {"anchor": 1.0, "entities": [1], "themes": ["x"], "embedding": at_cosine(0.9)},
-    {"anchor": 2.0, "themes": ["x"], "embedding": axis(2)},
-    {"anchor": 5.0, "entities": [1], "embedding": at_cosine(0.95)},
+    {"weight_anchor": 3.0, "entities": [1], "embedding": axis(0)},
+    {"weight_anchor": 1.0, "entities": [1], "themes": ["x"], "embedding": at_cosine(0.9)},
+    {"weight_anchor": 2.0, "themes": ["x"], "embedding": axis(2)},
+    {"weight_anchor": 5.0, "entities": [1], "embedding": at_cosine(0.95)},
 ]
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from synapses.models import Edge
-from tests.synapses.conftest import knot_make, memory_make
+from tests.factories import knot_make, memory_make
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_the_edge_tables_foreign_keys_are_the_two_composite_references_to_knots(
 
 
 def test_deleting_a_knot_in_sql_deletes_the_edges_of_both_its_directions(mind):
-    gone, kept, other = (knot_make(memory_make(mind.mind, key=key)) for key in ("gone", "kept", "other"))
+    gone, kept, other = (knot_make(memory=memory_make(mind=mind.mind, key=key)) for key in ("gone", "kept", "other"))
     _edge_sql(mind.mind.pk, gone.pk, kept.pk)
     _edge_sql(mind.mind.pk, kept.pk, gone.pk)
     _edge_sql(mind.mind.pk, kept.pk, other.pk)
@@ -51,7 +51,7 @@ def test_deleting_a_knot_in_sql_deletes_the_edges_of_both_its_directions(mind):
 
 @pytest.mark.parametrize("end", ["source", "target"])
 def test_an_edge_to_a_knot_that_does_not_exist_is_refused_by_the_database(mind, end):
-    knot = knot_make(memory_make(mind.mind, key="a"))
+    knot = knot_make(memory=memory_make(mind=mind.mind, key="a"))
     missing = knot.pk + 1_000_000
     source, target = (missing, knot.pk) if end == "source" else (knot.pk, missing)
     with pytest.raises(IntegrityError, match=f"edge_mind_{end}_fk"), transaction.atomic():

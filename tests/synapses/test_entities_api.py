@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import Edge, Entity, Knot
-from tests.synapses.edge_factories import axis, knot_make
+from tests.factories import knot_make
+from tests.vectors import axis
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +17,7 @@ def entity_post(client, body):
 
 
 def knot_saying(mind, content: str, *, anchor: float = 2.0, entities=(), embedding_axis: int = 1) -> Knot:
-    knot = knot_make(mind, anchor=anchor, entities=list(entities), embedding=axis(embedding_axis))
+    knot = knot_make(mind=mind, weight_anchor=anchor, entities=list(entities), embedding=axis(embedding_axis))
     Knot.objects.filter(pk=knot.pk).update(content=content)
     return knot
 
@@ -53,7 +55,7 @@ def test_a_name_is_unique_per_mind_in_any_case_and_across_aliases(mind, other_mi
 def test_entities_are_listed_by_name_with_their_knot_counts_and_filtered(mind):
     anna = entity_post(mind.agent, {"name": "Anna"}).json()["id"]
     entity_post(mind.agent, {"name": "Bert", "aliases": ["Bertie"]})
-    knot_make(mind.mind, anchor=1.0, entities=[anna])
+    knot_make(mind=mind.mind, weight_anchor=1.0, entities=[anna], embedding=axis(EMBEDDING_DIMENSIONS - 1))
     body = mind.agent.get("/synapses/entities").json()
     assert [(row["name"], row["knots"]) for row in body["results"]] == [("Anna", 1), ("Bert", 0)]
     assert [row["name"] for row in mind.agent.get("/synapses/entities", {"name": "tie"}).json()["results"]] == ["Bert"]
@@ -90,9 +92,9 @@ def test_a_rename_keeps_the_id_and_refuses_a_name_another_entity_holds(mind):
 def test_a_merge_by_a_person_moves_the_knots_and_the_names_and_recomputes_the_edges(owner, mind):
     anna = entity_post(mind.agent, {"name": "Anna"}).json()["id"]
     annie = entity_post(mind.agent, {"name": "Annie", "aliases": ["Ann"]}).json()["id"]
-    a = knot_make(mind.mind, anchor=5.0, entities=[anna], embedding=axis(1))
-    b = knot_make(mind.mind, anchor=0.7, entities=[annie], embedding=axis(2))
-    both = knot_make(mind.mind, anchor=1.0, entities=[anna, annie], embedding=axis(3))
+    a = knot_make(mind=mind.mind, weight_anchor=5.0, entities=[anna], embedding=axis(1))
+    b = knot_make(mind=mind.mind, weight_anchor=0.7, entities=[annie], embedding=axis(2))
+    both = knot_make(mind=mind.mind, weight_anchor=1.0, entities=[anna, annie], embedding=axis(3))
     edge_pair(mind.mind, a, b, layers=["embedding"])
 
     response = owner.client.post(f"/synapses/entities/{annie}/merge?mind={mind.mind.pk}", {"into": anna},

@@ -6,9 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memories.models import Memory
+from memories.models import EMBEDDING_DIMENSIONS, Memory
 from synapses.models import Edge, Entity, Knot, KnotPresence
-from tests.synapses.edge_factories import axis, knot_make
+from tests.factories import knot_make
+from tests.vectors import axis
 
 pytestmark = pytest.mark.django_db
 
@@ -26,9 +27,9 @@ EDGE_FIELDS = {
 @pytest.fixture
 def net(the_mind):
     anna = Entity.objects.create(mind=the_mind, name="Anna")
-    first = knot_make(the_mind, anchor=2.0, entities=[anna.pk], themes=["family"], embedding=axis(1))
-    second = knot_make(the_mind, anchor=3.0, themes=["work"], embedding=axis(2))
-    faded = knot_make(the_mind, anchor=1.0, entities=[anna.pk], active=False, embedding=axis(3))
+    first = knot_make(mind=the_mind, weight_anchor=2.0, entities=[anna.pk], themes=["family"], embedding=axis(1))
+    second = knot_make(mind=the_mind, weight_anchor=3.0, themes=["work"], embedding=axis(2))
+    faded = knot_make(mind=the_mind, weight_anchor=1.0, entities=[anna.pk], is_active=False, embedding=axis(3))
     Knot.objects.filter(pk=second.pk).update(observer="agent")
     for source, target, weight in ((first, second, 2.5), (second, first, 2.9), (faded, first, 1.1)):
         Edge.objects.create(
@@ -105,11 +106,11 @@ def test_a_page_of_knots_reads_entity_names_in_one_query_whatever_its_size(mind,
             assert mind.agent.get("/synapses/knots").status_code == 200
         return len(queries)
 
-    knot_make(the_mind, anchor=1.0, entities=[anna.pk])
+    knot_make(mind=the_mind, weight_anchor=1.0, entities=[anna.pk], embedding=axis(EMBEDDING_DIMENSIONS - 1))
     statements()  # the first call of the key also notes its last use
     few = statements()
     for _ in range(10):
-        knot_make(the_mind, anchor=1.0, entities=[anna.pk])
+        knot_make(mind=the_mind, weight_anchor=1.0, entities=[anna.pk], embedding=axis(EMBEDDING_DIMENSIONS - 1))
     assert statements() == few
 
 

@@ -7,7 +7,7 @@ from django.db import IntegrityError, connection, transaction
 
 from memories.models import Memory, PendingPromotion
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
-from tests.synapses.conftest import knot_make, memory_make
+from tests.factories import knot_make, memory_make
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +24,8 @@ def link_make(memory: Memory, knot: Knot, kind: str) -> MemoryKnot:
 
 
 def test_deleting_a_memory_deletes_its_knots_their_presence_and_their_edges(mind):
-    gone, kept = memory_make(mind.mind, key="gone"), memory_make(mind.mind, key="kept")
-    gone_knot, kept_knot = knot_make(gone), knot_make(kept)
+    gone, kept = memory_make(mind=mind.mind, key="gone"), memory_make(mind=mind.mind, key="kept")
+    gone_knot, kept_knot = knot_make(memory=gone), knot_make(memory=kept)
     edge_make(gone_knot, kept_knot)
     edge_make(kept_knot, gone_knot)
     link_make(gone, gone_knot, LinkKind.ORIGIN)
@@ -40,9 +40,9 @@ def test_deleting_a_memory_deletes_its_knots_their_presence_and_their_edges(mind
 
 
 def test_a_memory_linked_as_duplicate_returns_to_pending_when_its_knot_goes(mind):
-    original = memory_make(mind.mind, key="original", content="Anna likes tea")
-    twin = memory_make(mind.mind, key="twin", content="Anna likes tea.")
-    knot = knot_make(original)
+    original = memory_make(mind=mind.mind, key="original", content="Anna likes tea")
+    twin = memory_make(mind=mind.mind, key="twin", content="Anna likes tea.")
+    knot = knot_make(memory=original)
     link_make(original, knot, LinkKind.ORIGIN)
     link_make(twin, knot, LinkKind.DUPLICATE)
     assert not PendingPromotion.objects.filter(memory_id__in=[original.pk, twin.pk]).exists()
@@ -54,10 +54,10 @@ def test_a_memory_linked_as_duplicate_returns_to_pending_when_its_knot_goes(mind
 
 
 def test_losing_the_link_of_an_earlier_version_leaves_the_current_one_promoted(mind):
-    memory = memory_make(mind.mind, key="edited", content="version two")
-    other = memory_make(mind.mind, key="other", content="version one")
-    link_make(memory, knot_make(memory), LinkKind.ORIGIN)
-    knot = knot_make(other)
+    memory = memory_make(mind=mind.mind, key="edited", content="version two")
+    other = memory_make(mind=mind.mind, key="other", content="version one")
+    link_make(memory, knot_make(memory=memory), LinkKind.ORIGIN)
+    knot = knot_make(memory=other)
     MemoryKnot.objects.create(mind=mind.mind, memory=memory, content_hash="0" * 64, knot=knot, kind=LinkKind.DUPLICATE)
     assert not PendingPromotion.objects.filter(memory=memory).exists()
 
@@ -68,22 +68,25 @@ def test_losing_the_link_of_an_earlier_version_leaves_the_current_one_promoted(m
 
 
 def test_one_memory_version_cannot_get_two_knots(mind):
-    memory = memory_make(mind.mind, key="once")
-    knot_make(memory)
+    memory = memory_make(mind=mind.mind, key="once")
+    knot_make(memory=memory)
     with pytest.raises(IntegrityError), transaction.atomic():
-        knot_make(memory)
+        knot_make(memory=memory)
 
 
 def test_one_memory_version_cannot_link_twice(mind):
-    memory = memory_make(mind.mind, key="once")
-    knot = knot_make(memory)
+    memory = memory_make(mind=mind.mind, key="once")
+    knot = knot_make(memory=memory)
     link_make(memory, knot, LinkKind.ORIGIN)
     with pytest.raises(IntegrityError), transaction.atomic():
         link_make(memory, knot, LinkKind.DUPLICATE)
 
 
 def test_an_edge_pair_is_written_once_per_direction(mind):
-    a, b = knot_make(memory_make(mind.mind, key="a")), knot_make(memory_make(mind.mind, key="b"))
+    a, b = (
+        knot_make(memory=memory_make(mind=mind.mind, key="a")),
+        knot_make(memory=memory_make(mind=mind.mind, key="b")),
+    )
     edge_make(a, b)
     edge_make(b, a)
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -91,7 +94,7 @@ def test_an_edge_pair_is_written_once_per_direction(mind):
 
 
 def test_an_edge_from_a_knot_to_itself_is_refused_by_the_database(mind):
-    a = knot_make(memory_make(mind.mind, key="a"))
+    a = knot_make(memory=memory_make(mind=mind.mind, key="a"))
     with pytest.raises(IntegrityError, match="edge_no_self_loop"), transaction.atomic():
         edge_make(a, a)
 
@@ -116,8 +119,8 @@ def test_entity_names_are_unique_per_mind_whatever_their_case(mind, other_mind):
     ids=["edge", "presence", "memory link"],
 )
 def test_a_row_naming_a_knot_of_another_mind_is_refused_by_the_database(mind, other_mind, sql):
-    memory = memory_make(mind.mind, key="a")
-    a, b = knot_make(memory), knot_make(memory_make(mind.mind, key="b"))
+    memory = memory_make(mind=mind.mind, key="a")
+    a, b = knot_make(memory=memory), knot_make(memory=memory_make(mind=mind.mind, key="b"))
     params = {"other": other_mind.mind.pk, "a": a.pk, "b": b.pk, "memory": memory.pk}
     with pytest.raises(IntegrityError, match="_fk"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -136,7 +139,10 @@ def test_a_goals_motivation_stays_between_0_and_1(mind):
 
 
 def test_deleting_a_mind_deletes_its_net(mind):
-    a, b = knot_make(memory_make(mind.mind, key="a")), knot_make(memory_make(mind.mind, key="b"))
+    a, b = (
+        knot_make(memory=memory_make(mind=mind.mind, key="a")),
+        knot_make(memory=memory_make(mind=mind.mind, key="b")),
+    )
     edge_make(a, b)
     Entity.objects.create(mind=mind.mind, name="Anna")
     Goal.objects.create(mind=mind.mind, statement="rest", motivation=0.5)

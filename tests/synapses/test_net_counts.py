@@ -14,8 +14,8 @@ from memories.models import Memory
 from memories.selectors.system import HEALTH_STATS_CACHE_KEY
 from memoryproject.core import contributions
 from synapses.models import Edge, Entity, Goal, KnotPresence
+from tests.factories import knot_make
 from tests.memories.insights_support import agent_caller, remember
-from tests.synapses.net_rows import memory_promote_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -35,12 +35,12 @@ def net(mind):
     one edge pair, two entities, goals one active and one not."""
     agent = agent_caller(mind.mind)
     memories = [remember(mind.mind, agent, category="fact", key=f"k{n}", content=f"fact {n}") for n in range(5)]
-    knots = [memory_promote_by_hand(memory) for memory in memories[:3]]
+    knots = [knot_make(memory=memory, linked=True) for memory in memories[:3]]
     KnotPresence.objects.filter(knot=knots[2]).update(is_active=False, weight_present=0.05)
     KnotPresence.objects.filter(knot=knots[0]).update(weight_present=0.4)
     KnotPresence.objects.filter(knot=knots[1]).update(weight_present=0.6)
     edge_pair(knots[0], knots[1])
-    superseded = memory_promote_by_hand(memories[4])
+    superseded = knot_make(memory=memories[4], linked=True)
     mind.agent.patch(f"/memory/{memories[4].pk}", {"content": "fact 4, corrected"}, format="json")
     Entity.objects.create(mind=mind.mind, name="Anna")
     Entity.objects.create(mind=mind.mind, name="Berlin")
@@ -52,7 +52,7 @@ def net(mind):
 def test_memory_stats_count_the_minds_knots_edges_entities_and_goals(net, other_mind):
     mind, *_ = net
     theirs = remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="not counted")
-    memory_promote_by_hand(theirs)
+    knot_make(memory=theirs, linked=True)
     body = mind.agent.get("/memory/stats").json()
     net_part = {name: body[name] for name in body if name.startswith(("knots", "edges", "entities", "goals", "pres"))}
     # Four knots: k0, k1 active, k2 faded, and k4's, whose memory holds other content since.
@@ -91,7 +91,7 @@ def test_an_expired_memory_is_not_pending(mind):
 
 def test_health_counts_every_knot_the_active_ones_and_every_edge_row(api, net, other_mind):
     theirs = remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="theirs")
-    memory_promote_by_hand(theirs)
+    knot_make(memory=theirs, linked=True)
     cache.delete(HEALTH_STATS_CACHE_KEY)
     stats = api.get("/health").json()["stats"]
     assert (stats["knots"], stats["knots_active"], stats["edges"]) == (5, 4, 2)
@@ -125,7 +125,7 @@ def test_lists_search_and_export_show_the_knot_ids(net):
 def test_a_page_of_promoted_memories_costs_one_query_more_whatever_its_size(mind, count, django_assert_num_queries):
     agent = agent_caller(mind.mind)
     for n in range(count):
-        memory_promote_by_hand(remember(mind.mind, agent, category="fact", key=f"p{n}", content=f"promoted {n}"))
+        knot_make(memory=remember(mind.mind, agent, category="fact", key=f"p{n}", content=f"promoted {n}"), linked=True)
     assert mind.agent.get("/memory").status_code == 200  # the key's last_used_at written before
     # AUTH 1, the page's count and rows 2, LOG 4 — and the page's knot ids, one query.
     with django_assert_num_queries(1 + 2 + 4 + 1):

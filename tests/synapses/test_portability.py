@@ -16,8 +16,8 @@ from memories.models import EMBEDDING_DIMENSIONS, Memory
 from minds.services import mind_create
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
 from tests.conftest import client_with_token
+from tests.factories import knot_make
 from tests.memories.insights_support import agent_caller, remember
-from tests.synapses.net_rows import memory_promote_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,7 @@ def netted(mind):
     a = remember(mind.mind, agent, category="fact", key="anna_city", content="Anna lives in Berlin", tags=["home"])
     b = remember(mind.mind, agent, category="fact", key="anna_job", content="Anna teaches", tags=["work"])
     c = remember(mind.mind, agent, category="fact", key="anna_twin", content="Anna lives in Berlin!")
-    knot_a, knot_b = memory_promote_by_hand(a), memory_promote_by_hand(b, is_active=False)
+    knot_a, knot_b = knot_make(memory=a, linked=True), knot_make(memory=b, is_active=False, linked=True)
     Knot.objects.filter(pk=knot_a.pk).update(
         themes=["home"], entities=[anna.pk, berlin.pk], event_time=WHEN, event_precision="day", emotion="joy",
         arousal=0.7, attributes={"rooms": 3}, embedding=unit_vector(1), weight_raw=2.5, activation_count=4,
@@ -280,7 +280,7 @@ def test_the_nets_import_costs_the_same_queries_whatever_its_size(mind, owner, k
     """Set-based: one statement per kind of row, whether the file holds one knot or two."""
     agent = agent_caller(mind.mind)
     for n in range(knots):
-        memory_promote_by_hand(remember(mind.mind, agent, category="fact", key=f"q{n}", content=f"query {n}"))
+        knot_make(memory=remember(mind.mind, agent, category="fact", key=f"q{n}", content=f"query {n}"), linked=True)
     document = read_json(mind.agent.get("/mind/export"))
     _, issued = mind_create(owner=owner.user, name="Copy")
     copier = client_with_token(issued.plaintext)

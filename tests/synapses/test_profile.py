@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import Knot
 from synapses.net.selectors.knots import PROFILE_MAX_KNOTS
-from tests.synapses.edge_factories import knot_make
+from tests.factories import knot_make
+from tests.vectors import axis
 
 pytestmark = pytest.mark.django_db
 
 
 def knot(mind, content, *, anchor, category="fact", observer="user", count=1, active=True) -> Knot:
-    made = knot_make(mind, anchor=anchor, active=active)
+    made = knot_make(mind=mind, weight_anchor=anchor, is_active=active, embedding=axis(EMBEDDING_DIMENSIONS - 1))
     Knot.objects.filter(pk=made.pk).update(content=content, category=category, observer=observer,
                                            activation_count=count)  # fmt: skip
     return made

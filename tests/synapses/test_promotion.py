@@ -27,7 +27,7 @@ from synapses.models import Entity, Knot, KnotPresence, LinkKind, MemoryKnot, Pr
 from synapses.promotion import service as promotion
 from synapses.promotion.service import Outcome, candidates_select, memories_promote
 from synapses.upkeep.decay import knots_decay
-from tests.synapses.promotion_rows import knot_of, memory_stored
+from tests.factories import knot_make, memory_make
 
 pytestmark = pytest.mark.django_db
 
@@ -51,15 +51,15 @@ def _promoted(memory: Memory) -> MemoryKnot | None:
 
 
 def test_a_verified_memory_is_mature_at_once(mind):
-    memory = memory_stored(mind.mind, key="v", content=ALICE, salience=0.2, verified=True)
+    memory = memory_make(mind=mind.mind, key="v", content=ALICE, salience=0.2, verified=True, embedded=True)
     summary = memories_promote(memory_ids=[memory.pk])
     assert (summary.selected, summary.created) == (1, 1)
     assert _promoted(memory).kind == LinkKind.ORIGIN
 
 
 def test_a_salience_of_0_85_is_mature_at_once_and_0_84_waits(mind):
-    salient = memory_stored(mind.mind, key="s", content=ALICE, salience=0.85)
-    waiting = memory_stored(mind.mind, key="w", content=BOB, salience=0.84)
+    salient = memory_make(mind=mind.mind, key="s", content=ALICE, salience=0.85, embedded=True)
+    waiting = memory_make(mind=mind.mind, key="w", content=BOB, salience=0.84, embedded=True)
     summary = memories_promote(memory_ids=[salient.pk, waiting.pk])
     assert (summary.selected, summary.not_pending, summary.created) == (1, 1, 1)
     assert _promoted(salient) is not None
@@ -68,8 +68,12 @@ def test_a_salience_of_0_85_is_mature_at_once_and_0_84_waits(mind):
 
 def test_a_memory_unwritten_for_ten_minutes_is_mature_and_one_of_nine_minutes_is_not(mind):
     now = timezone.now()
-    settled = memory_stored(mind.mind, key="old", content=ALICE, salience=0.3, updated_at=now - timedelta(minutes=11))
-    fresh = memory_stored(mind.mind, key="new", content=BOB, salience=0.3, updated_at=now - timedelta(minutes=9))
+    settled = memory_make(
+        mind=mind.mind, key="old", content=ALICE, salience=0.3, created_at=now - timedelta(minutes=11), embedded=True
+    )
+    fresh = memory_make(
+        mind=mind.mind, key="new", content=BOB, salience=0.3, created_at=now - timedelta(minutes=9), embedded=True
+    )
     summary = memories_promote(mind_id=mind.mind.pk)
     assert (summary.selected, summary.created) == (1, 1)
     assert _promoted(settled) is not None
@@ -78,14 +82,16 @@ def test_a_memory_unwritten_for_ten_minutes_is_mature_and_one_of_nine_minutes_is
 
 def test_an_expired_memory_is_never_promoted_not_even_with_now(mind):
     past = timezone.now() - timedelta(seconds=1)
-    memory = memory_stored(mind.mind, key="gone", content=ALICE, verified=True, expires_at=past)
+    memory = memory_make(
+        mind=mind.mind, key="gone", content=ALICE, verified=True, expires_at=past, embedded=True, salience=0.9
+    )
     assert memories_promote(memory_ids=[memory.pk]).selected == 0
     assert memories_promote(now_all=True).selected == 0
     assert not Knot.objects.exists()
 
 
 def test_now_takes_every_pending_memory_whatever_its_age_and_salience(mind):
-    memory = memory_stored(mind.mind, key="fresh", content=ALICE, salience=0.1)
+    memory = memory_make(mind=mind.mind, key="fresh", content=ALICE, salience=0.1, embedded=True)
     assert memories_promote().selected == 0
     summary = memories_promote(now_all=True)
     assert (summary.selected, summary.created) == (1, 1)
@@ -93,7 +99,7 @@ def test_now_takes_every_pending_memory_whatever_its_age_and_salience(mind):
 
 
 def test_a_promoted_version_is_not_taken_again(mind):
-    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[memory.pk])
     again = memories_promote(memory_ids=[memory.pk])
     assert (again.selected, again.not_pending) == (0, 1)
@@ -101,7 +107,7 @@ def test_a_promoted_version_is_not_taken_again(mind):
 
 
 def test_a_claim_that_raced_a_commit_ends_in_the_unique_constraint_and_counts_as_skipped(mind, monkeypatch):
-    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     (candidate,) = candidates_select(now=timezone.now(), memory_ids=[memory.pk])
     memories_promote(memory_ids=[memory.pk])
     # As if the claim's snapshot predated the other worker's commit: the row is taken although linked.
@@ -119,7 +125,9 @@ def test_a_claim_that_raced_a_commit_ends_in_the_unique_constraint_and_counts_as
 
 def test_a_new_knot_freezes_the_memory_and_starts_at_its_damped_salience(mind):
     moment = timezone.now() - timedelta(days=3)
-    memory = memory_stored(mind.mind, key="a", content=ALICE, salience=0.9, tags=["garden", "family", "garden"])
+    memory = memory_make(
+        mind=mind.mind, key="a", content=ALICE, salience=0.9, tags=["garden", "family", "garden"], embedded=True
+    )
     Memory.objects.filter(pk=memory.pk).update(event_time=moment, event_precision="day", emotion="joy")
     memories_promote(memory_ids=[memory.pk])
     knot = Knot.objects.get()
@@ -139,7 +147,7 @@ def test_a_new_knot_freezes_the_memory_and_starts_at_its_damped_salience(mind):
 
 
 def test_a_memory_without_a_vector_gets_one_before_its_knot(mind):
-    memory = memory_stored(mind.mind, key="a", content=ALICE, embedded=False)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, salience=0.9)
     assert memory.embedding is None
     memories_promote(memory_ids=[memory.pk])
     memory.refresh_from_db()
@@ -150,7 +158,7 @@ def test_a_memory_without_a_vector_gets_one_before_its_knot(mind):
 
 
 def test_a_changed_content_becomes_a_new_knot_and_the_old_one_stays_superseded(mind):
-    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[memory.pk])
     first = Knot.objects.get()
     Memory.objects.filter(pk=memory.pk).update(content=BOB, content_hash=hashlib.sha256(BOB.encode()).hexdigest())
@@ -166,7 +174,7 @@ def test_a_changed_content_becomes_a_new_knot_and_the_old_one_stays_superseded(m
 
 
 def test_the_same_content_of_the_same_memory_after_an_edit_back_is_promoted_already(mind):
-    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[memory.pk])
     # An edit that comes back to a promoted content finds its link: nothing to do.
     assert memories_promote(memory_ids=[memory.pk], now_all=True).selected == 0
@@ -176,11 +184,11 @@ def test_the_same_content_of_the_same_memory_after_an_edit_back_is_promoted_alre
 
 
 def test_the_same_content_under_another_key_links_to_the_knot_and_strengthens_nothing(mind):
-    first = memory_stored(mind.mind, key="a", content=ALICE)
+    first = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[first.pk])
     knot = Knot.objects.get()
     before = KnotPresence.objects.values().get(knot=knot)
-    twin = memory_stored(mind.mind, key="b", content=ALICE)
+    twin = memory_make(mind=mind.mind, key="b", content=ALICE, embedded=True, salience=0.9)
     summary = memories_promote(memory_ids=[twin.pk])
     assert (summary.duplicates, summary.created) == (1, 0)
     link = _promoted(twin)
@@ -197,9 +205,16 @@ def test_the_same_content_under_another_key_links_to_the_knot_and_strengthens_no
 
 def test_an_inactive_twin_is_half_reactivated_and_decay_continues_from_there(mind, settings):
     settings.SYNAPSE_MIN_WEIGHT = 0.5
-    faded = memory_stored(mind.mind, key="old", content=ALICE)
-    knot = knot_of(faded, weight_anchor=4.0, is_active=False, presence=0.3)
-    twin = memory_stored(mind.mind, key="new", content=ALICE)
+    faded = memory_make(mind=mind.mind, key="old", content=ALICE, embedded=True, salience=0.9)
+    knot = knot_make(
+        memory=faded,
+        weight_anchor=4.0,
+        is_active=False,
+        presence=0.3,
+        embedding=faded.embedding,
+        embedding_model=faded.embedding_model,
+    )
+    twin = memory_make(mind=mind.mind, key="new", content=ALICE, embedded=True, salience=0.9)
     summary = memories_promote(memory_ids=[twin.pk])
     assert summary.reactivated == 1
     assert _promoted(twin).kind == LinkKind.REACTIVATED
@@ -214,18 +229,18 @@ def test_an_inactive_twin_is_half_reactivated_and_decay_continues_from_there(min
 
 
 def test_below_the_match_threshold_a_similar_memory_gets_its_own_knot(mind, settings):
-    first = memory_stored(mind.mind, key="a", content=ALICE)
+    first = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[first.pk])
     settings.SYNAPSE_MATCH_THRESHOLD = 1.01  # nothing is ever close enough
-    twin = memory_stored(mind.mind, key="b", content=ALICE)
+    twin = memory_make(mind=mind.mind, key="b", content=ALICE, embedded=True, salience=0.9)
     assert memories_promote(memory_ids=[twin.pk]).created == 1
     assert Knot.objects.count() == 2
 
 
 def test_the_match_test_looks_at_knots_of_the_mind_only(mind, other_mind):
-    theirs = memory_stored(other_mind.mind, key="a", content=ALICE)
+    theirs = memory_make(mind=other_mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[theirs.pk])
-    mine = memory_stored(mind.mind, key="a", content=ALICE)
+    mine = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     assert memories_promote(memory_ids=[mine.pk]).created == 1
 
 
@@ -233,8 +248,8 @@ def test_the_match_test_looks_at_knots_of_the_mind_only(mind, other_mind):
 
 
 def test_explicit_names_become_entities_once_per_mind_whatever_their_case(mind):
-    first = memory_stored(mind.mind, key="a", content=ALICE, entities=["Alice", "Barn"])
-    second = memory_stored(mind.mind, key="b", content=BOB, entities=["ALICE"])
+    first = memory_make(mind=mind.mind, key="a", content=ALICE, entities=["Alice", "Barn"], embedded=True, salience=0.9)
+    second = memory_make(mind=mind.mind, key="b", content=BOB, entities=["ALICE"], embedded=True, salience=0.9)
     memories_promote(memory_ids=[first.pk, second.pk])
     entities = dict(Entity.objects.filter(mind=mind.mind).values_list("name", "pk"))
     assert sorted(entities) == ["Alice", "Barn"]
@@ -248,7 +263,9 @@ def test_known_names_and_aliases_are_found_in_the_content_as_whole_words(mind, o
     Entity.objects.create(mind=mind.mind, name="Barn")  # "barn" is in the content: found
     Entity.objects.create(mind=mind.mind, name="Ann")  # only inside "Annie": not found
     Entity.objects.create(mind=other_mind.mind, name="Annie")  # another mind's: never
-    memory = memory_stored(mind.mind, key="a", content="annie and ANNI met dr. schmidt at the barn.")
+    memory = memory_make(
+        mind=mind.mind, key="a", content="annie and ANNI met dr. schmidt at the barn.", embedded=True, salience=0.9
+    )
     memories_promote(memory_ids=[memory.pk])
     names = set(Entity.objects.filter(pk__in=Knot.objects.get().entities).values_list("name", flat=True))
     assert names == {"Anna Schmidt", "Barn"}
@@ -257,7 +274,7 @@ def test_known_names_and_aliases_are_found_in_the_content_as_whole_words(mind, o
 
 def test_an_explicit_name_that_is_a_known_alias_resolves_to_that_entity(mind):
     anna = Entity.objects.create(mind=mind.mind, name="Anna Schmidt", aliases=["Anni"])
-    memory = memory_stored(mind.mind, key="a", content=BOB, entities=["anni"])
+    memory = memory_make(mind=mind.mind, key="a", content=BOB, entities=["anni"], embedded=True, salience=0.9)
     memories_promote(memory_ids=[memory.pk])
     assert Knot.objects.get().entities == [anna.pk]
     assert Entity.objects.filter(mind=mind.mind).count() == 1
@@ -267,7 +284,7 @@ def test_an_explicit_name_that_is_a_known_alias_resolves_to_that_entity(mind):
 
 
 def test_a_failing_memory_is_counted_logged_retried_and_parked_after_three_attempts(mind):
-    broken = memory_stored(mind.mind, key="blank", content="   ")
+    broken = memory_make(mind=mind.mind, key="blank", content="   ", embedded=True, salience=0.9)
     outcomes = [memories_promote(mind_id=mind.mind.pk) for _ in range(3)]
     assert [(s.failed, s.parked) for s in outcomes] == [(1, 0), (1, 0), (0, 1)]
     attempt = PromotionAttempt.objects.get(memory=broken)
@@ -283,8 +300,8 @@ def test_a_failing_memory_is_counted_logged_retried_and_parked_after_three_attem
 
 @override_settings(SYNAPSE_EMBEDDER="openai", SYNAPSE_OPENAI_URL="http://127.0.0.1:9/v1/embeddings")
 def test_an_embedder_that_is_down_stops_the_run_and_counts_nothing(mind):
-    first = memory_stored(mind.mind, key="a", content=ALICE, embedded=False)
-    memory_stored(mind.mind, key="b", content=BOB, embedded=False)
+    first = memory_make(mind=mind.mind, key="a", content=ALICE, salience=0.9)
+    memory_make(mind=mind.mind, key="b", content=BOB, salience=0.9)
     summary = memories_promote(memory_ids=[first.pk], now_all=True)
     assert (summary.deferred, summary.failed, summary.parked) == (1, 0, 0)
     assert summary.stopped
@@ -298,9 +315,9 @@ def test_an_embedder_that_is_down_stops_the_run_and_counts_nothing(mind):
 
 
 def test_one_span_per_memory_holds_the_magnets_the_match_and_the_outcome(mind):
-    first = memory_stored(mind.mind, key="a", content=ALICE, entities=["Alice"])
+    first = memory_make(mind=mind.mind, key="a", content=ALICE, entities=["Alice"], embedded=True, salience=0.9)
     memories_promote(memory_ids=[first.pk])
-    twin = memory_stored(mind.mind, key="b", content=ALICE)
+    twin = memory_make(mind=mind.mind, key="b", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[twin.pk])
     rows = LogEntry.objects.filter(node="synapses.promotion").order_by("created_at", "id")
     spans = {row.span_id for row in rows}
@@ -332,16 +349,19 @@ def test_one_span_per_memory_holds_the_magnets_the_match_and_the_outcome(mind):
 
 def test_the_task_promotes_the_ids_it_is_given_and_the_sweep_the_rest(mind):
     now = timezone.now()
-    salient = memory_stored(mind.mind, key="a", content=ALICE)
-    settled = memory_stored(mind.mind, key="b", content=BOB, salience=0.1, updated_at=now - timedelta(hours=1))
+    salient = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
+    settled = memory_make(
+        mind=mind.mind, key="b", content=BOB, salience=0.1, created_at=now - timedelta(hours=1), embedded=True
+    )
     assert tasks.memories_promote([salient.pk])["created"] == 1
     assert tasks.memory_promote(settled.pk)["created"] == 1  # the older single-id task name
-    third = memory_stored(
-        mind.mind,
+    third = memory_make(
+        mind=mind.mind,
         key="c",
         content="Completely unrelated words here.",
         salience=0.1,
-        updated_at=now - timedelta(hours=1),
+        created_at=now - timedelta(hours=1),
+        embedded=True,
     )
     assert tasks.promotion_sweep()["created"] == 1
     assert _promoted(third) is not None
@@ -350,7 +370,10 @@ def test_the_task_promotes_the_ids_it_is_given_and_the_sweep_the_rest(mind):
 def test_a_long_list_of_ids_is_cut_and_the_rest_handed_to_a_new_task_first(mind, settings, monkeypatch):
     settings.SYNAPSE_PROMOTION_BATCH_SIZE = 2
     contents = [ALICE, BOB, "Seven violins were tuned before the evening concert."]
-    memories = [memory_stored(mind.mind, key=f"m{n}", content=content) for n, content in enumerate(contents)]
+    memories = [
+        memory_make(mind=mind.mind, key=f"m{n}", content=content, embedded=True, salience=0.9)
+        for n, content in enumerate(contents)
+    ]
     enqueued = []
     monkeypatch.setattr(tasks, "async_task", lambda path, ids: enqueued.append((path, ids)))
     counts = tasks.memories_promote([memory.pk for memory in memories])
@@ -366,9 +389,9 @@ def test_syncing_the_schedules_makes_a_sweep_every_minute(db):
 
 
 def test_the_command_promotes_a_mind_with_now_and_prints_the_summary(mind, other_mind, capsys):
-    memory_stored(mind.mind, key="a", content=ALICE, salience=0.1)
-    memory_stored(mind.mind, key="b", content=ALICE, salience=0.1)
-    memory_stored(other_mind.mind, key="c", content=BOB, salience=0.1)
+    memory_make(mind=mind.mind, key="a", content=ALICE, salience=0.1, embedded=True)
+    memory_make(mind=mind.mind, key="b", content=ALICE, salience=0.1, embedded=True)
+    memory_make(mind=other_mind.mind, key="c", content=BOB, salience=0.1, embedded=True)
     call_command("promote", "--mind", mind.mind.pk, "--now", "--batch-size", "1")
     out = capsys.readouterr().out
     assert "promoted 2 of 2 memories: 1 new knots, 1 duplicates, 0 reactivated" in out
@@ -384,8 +407,8 @@ def test_the_command_refuses_an_unknown_mind(db):
 def test_health_shows_parked_memories_and_the_last_promotion(mind):
     answer = mind.agent.get("/memory/health").json()
     assert (answer["parked"], answer["parked_memory_ids"], answer["last_promotion_at"]) == (0, [], None)
-    good = memory_stored(mind.mind, key="a", content=ALICE)
-    broken = memory_stored(mind.mind, key="blank", content=" ")
+    good = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
+    broken = memory_make(mind=mind.mind, key="blank", content=" ", embedded=True, salience=0.9)
     for _ in range(3):
         memories_promote(mind_id=mind.mind.pk)
     answer = mind.agent.get("/memory/health").json()
@@ -399,8 +422,8 @@ def test_health_shows_parked_memories_and_the_last_promotion(mind):
 
 
 def test_twins_in_one_batch_make_one_knot_and_the_second_links_to_it_as_a_duplicate(mind):
-    first = memory_stored(mind.mind, key="a", content=ALICE)
-    second = memory_stored(mind.mind, key="b", content=ALICE)
+    first = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
+    second = memory_make(mind=mind.mind, key="b", content=ALICE, embedded=True, salience=0.9)
     with CaptureQueriesContext(connection) as queries:
         summary = memories_promote(memory_ids=[first.pk, second.pk])
     claims = [query["sql"] for query in queries.captured_queries if "SKIP LOCKED" in query["sql"]]
@@ -412,8 +435,8 @@ def test_twins_in_one_batch_make_one_knot_and_the_second_links_to_it_as_a_duplic
 
 
 def test_a_failing_memory_rolls_back_alone_and_the_rest_of_its_batch_is_promoted(mind):
-    broken = memory_stored(mind.mind, key="blank", content="   ", entities=["Nobody"])
-    good = memory_stored(mind.mind, key="good", content=BOB, entities=["Quentin"])
+    broken = memory_make(mind=mind.mind, key="blank", content="   ", entities=["Nobody"], embedded=True, salience=0.9)
+    good = memory_make(mind=mind.mind, key="good", content=BOB, entities=["Quentin"], embedded=True, salience=0.9)
     summary = memories_promote(memory_ids=[broken.pk, good.pk])
     assert (summary.failed, summary.created) == (1, 1)
     assert _promoted(good).kind == LinkKind.ORIGIN and _promoted_at(good) is not None
@@ -424,7 +447,10 @@ def test_a_failing_memory_rolls_back_alone_and_the_rest_of_its_batch_is_promoted
 def test_a_second_batch_takes_what_the_first_left_and_every_memory_is_counted_once(mind, monkeypatch):
     monkeypatch.setattr(promotion, "PROMOTION_CLAIM_SIZE", 2)
     contents = [ALICE, BOB, "Seven violins were tuned before the evening concert.", "The ferry left at dawn."]
-    memories = [memory_stored(mind.mind, key=f"m{n}", content=text) for n, text in enumerate(contents)]
+    memories = [
+        memory_make(mind=mind.mind, key=f"m{n}", content=text, embedded=True, salience=0.9)
+        for n, text in enumerate(contents)
+    ]
     with CaptureQueriesContext(connection) as queries:
         summary = memories_promote(memory_ids=[memory.pk for memory in memories])
     assert sum("SKIP LOCKED" in query["sql"] for query in queries.captured_queries) == 2
@@ -438,7 +464,10 @@ def test_a_batch_sends_one_knot_created_per_mind_naming_the_knots_it_created_but
     def listener(sender, **kwargs):
         received.append((kwargs["event"], kwargs["mind_id"], kwargs["knot_ids"]))
 
-    memories = [memory_stored(mind.mind, key=f"m{n}", content=text) for n, text in enumerate((ALICE, BOB, ALICE))]
+    memories = [
+        memory_make(mind=mind.mind, key=f"m{n}", content=text, embedded=True, salience=0.9)
+        for n, text in enumerate((ALICE, BOB, ALICE))
+    ]
     knots_changed.connect(listener)
     try:
         summary = memories_promote(memory_ids=[memory.pk for memory in memories])
@@ -450,7 +479,7 @@ def test_a_batch_sends_one_knot_created_per_mind_naming_the_knots_it_created_but
 
 
 def test_a_content_change_makes_the_memory_pending_and_an_edit_back_restores_the_links_time(mind):
-    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[memory.pk])
     link = MemoryKnot.objects.get(memory=memory)
     bob_hash = hashlib.sha256(BOB.encode()).hexdigest()
@@ -467,7 +496,7 @@ def test_a_content_change_makes_the_memory_pending_and_an_edit_back_restores_the
 
 
 def test_a_write_that_keeps_the_content_leaves_promoted_at_alone(mind):
-    memory = memory_stored(mind.mind, key="a", content=ALICE)
+    memory = memory_make(mind=mind.mind, key="a", content=ALICE, embedded=True, salience=0.9)
     memories_promote(memory_ids=[memory.pk])
     memory.refresh_from_db()
     promoted = _promoted_at(memory)

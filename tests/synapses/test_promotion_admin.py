@@ -4,14 +4,16 @@ import pytest
 
 from synapses.models import PromotionAttempt
 from synapses.promotion.service import memories_promote
-from tests.synapses.promotion_rows import memory_stored
+from tests.factories import memory_make
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_pages_of_knots_entities_and_attempts_load_and_offer_no_add(staff, mind):
-    memory_stored(mind.mind, key="a", content="Mira planted apple trees.", entities=["Mira"])
-    memory_stored(mind.mind, key="blank", content=" ")
+    memory_make(
+        mind=mind.mind, key="a", content="Mira planted apple trees.", entities=["Mira"], embedded=True, salience=0.9
+    )
+    memory_make(mind=mind.mind, key="blank", content=" ", embedded=True, salience=0.9)
     memories_promote()
     for page in ("knot", "entity", "promotionattempt"):
         response = staff.get(f"/admin/synapses/{page}/")
@@ -21,7 +23,7 @@ def test_the_pages_of_knots_entities_and_attempts_load_and_offer_no_add(staff, m
 
 
 def test_deleting_a_parked_attempt_sends_the_memory_back_to_the_sweep(staff, mind):
-    memory = memory_stored(mind.mind, key="blank", content=" ")
+    memory = memory_make(mind=mind.mind, key="blank", content=" ", embedded=True, salience=0.9)
     for _ in range(3):
         memories_promote()
     attempt = PromotionAttempt.objects.get(memory=memory)

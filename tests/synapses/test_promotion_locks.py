@@ -8,14 +8,18 @@ from django.db import connection
 
 from synapses.models import MemoryKnot
 from synapses.promotion.service import memories_promote
-from tests.synapses.promotion_rows import memory_stored
+from tests.factories import memory_make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_memory_held_by_another_transaction_is_skipped_without_waiting_and_promoted_later(mind):
-    held = memory_stored(mind.mind, key="held", content="A memory someone is writing right now.")
-    free = memory_stored(mind.mind, key="free", content="Quarterly returns were filed electronically.")
+    held = memory_make(
+        mind=mind.mind, key="held", content="A memory someone is writing right now.", embedded=True, salience=0.9
+    )
+    free = memory_make(
+        mind=mind.mind, key="free", content="Quarterly returns were filed electronically.", embedded=True, salience=0.9
+    )
     other = connection.get_new_connection(connection.get_connection_params())
     try:
         with other.cursor() as cursor:  # an open transaction holding the row, as a PATCH would

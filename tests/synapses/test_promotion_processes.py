@@ -19,8 +19,8 @@ from django.db.models import Count
 from memories.models import PendingPromotion
 from synapses.models import Entity, Knot, LinkKind, MemoryKnot, PromotionAttempt
 from synapses.promotion.select import advisory_key
+from tests.factories import memory_make
 from tests.processes import wait_for
-from tests.synapses.promotion_rows import memory_stored
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("promote_process.py")
@@ -74,12 +74,19 @@ def test_two_processes_on_one_backlog_make_every_knot_once_and_twins_one_knot_an
     for n in range(TWINS):
         text = _sentence(rng)
         contents.append(text)
-        memory_stored(mind.mind, key=f"twin-{n}-a", content=text, salience=0.1, entities=["Mira"])
-        memory_stored(mind.mind, key=f"twin-{n}-b", content=text, salience=0.1, entities=["mira"])
+        memory_make(mind=mind.mind, key=f"twin-{n}-a", content=text, salience=0.1, entities=["Mira"], embedded=True)
+        memory_make(mind=mind.mind, key=f"twin-{n}-b", content=text, salience=0.1, entities=["mira"], embedded=True)
     for n in range(SINGLES):
         text = _sentence(rng)
         contents.append(text)
-        memory_stored(mind.mind, key=f"single-{n}", content=text, salience=0.1, entities=["Mira", f"Person {n}"])
+        memory_make(
+            mind=mind.mind,
+            key=f"single-{n}",
+            content=text,
+            salience=0.1,
+            entities=["Mira", f"Person {n}"],
+            embedded=True,
+        )
 
     holder, probe = _connections()
     children = []
@@ -123,7 +130,9 @@ def test_two_processes_on_one_backlog_make_every_knot_once_and_twins_one_knot_an
 
 
 def test_a_promotion_killed_mid_run_leaves_its_memory_pending_and_the_next_run_promotes_it(mind):
-    memory = memory_stored(mind.mind, key="victim", content="A memory whose promotion is killed.", salience=0.9)
+    memory = memory_make(
+        mind=mind.mind, key="victim", content="A memory whose promotion is killed.", salience=0.9, embedded=True
+    )
     holder, probe = _connections()
     child = None
     try:

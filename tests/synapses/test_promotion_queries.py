@@ -13,7 +13,7 @@ from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import Edge, Entity, Knot, KnotPresence
 from synapses.promotion.entities import memory_entities_resolve
 from synapses.promotion.service import batch_promote, candidates_select
-from tests.synapses.promotion_rows import memory_stored
+from tests.factories import knot_make, memory_make
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +71,9 @@ def _net_grow(memory, knots: int, *, seed: int) -> None:
 
 
 def _statements_of_one_promotion(mind, key: str, content: str) -> int:
-    memory = memory_stored(mind, key=key, content=content, entities=["Mira"], tags=["family"])
+    memory = memory_make(
+        mind=mind, key=key, content=content, entities=["Mira"], tags=["family"], embedded=True, salience=0.9
+    )
     (candidate,) = candidates_select(now=timezone.now(), memory_ids=[memory.pk])
     with CaptureQueriesContext(connection) as queries:
         (result,) = batch_promote([candidate], size=1).outcomes
@@ -81,7 +83,9 @@ def _statements_of_one_promotion(mind, key: str, content: str) -> int:
 
 
 def test_one_promotion_runs_the_same_statements_at_10_and_at_1000_knots(mind):
-    holder = memory_stored(mind.mind, key="holder", content="the memory the grown knots belong to")
+    holder = memory_make(
+        mind=mind.mind, key="holder", content="the memory the grown knots belong to", embedded=True, salience=0.9
+    )
     _net_grow(holder, 10, seed=1)
     at_10 = _statements_of_one_promotion(mind.mind, "lake", "Mira swam in the lake in June.")
     _net_grow(holder, 990, seed=2)
@@ -92,7 +96,7 @@ def test_one_promotion_runs_the_same_statements_at_10_and_at_1000_knots(mind):
 
 
 def test_entity_resolution_is_two_statements_at_10_and_at_1000_entities(mind):
-    holder = memory_stored(mind.mind, key="holder", content="holder")
+    holder = memory_make(mind=mind.mind, key="holder", content="holder", embedded=True, salience=0.9)
     Entity.objects.bulk_create(Entity(mind=mind.mind, name=f"person {n}", aliases=[f"alias {n}"]) for n in range(10))
     counts = []
     for round_, total in enumerate((10, 1000)):
@@ -120,12 +124,17 @@ def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_unde
     from memories.selectors.vector_plan import HNSW_SETTINGS_SQL, under_hnsw_settings
     from synapses.net.selectors.candidates import NetFacts
     from synapses.promotion import knots as promotion
-    from tests.synapses.promotion_rows import knot_of
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0  # one knot is above the bound: the HNSW plan
-    holder = memory_stored(mind.mind, key="holder", content="Mira swam in the lake in June.")
-    knot = knot_of(holder, weight_anchor=2.0)
-    newcomer = memory_stored(mind.mind, key="newcomer", content="Mira swam in the lake in June.")
+    holder = memory_make(
+        mind=mind.mind, key="holder", content="Mira swam in the lake in June.", embedded=True, salience=0.9
+    )
+    knot = knot_make(
+        memory=holder, weight_anchor=2.0, embedding=holder.embedding, embedding_model=holder.embedding_model
+    )
+    newcomer = memory_make(
+        mind=mind.mind, key="newcomer", content="Mira swam in the lake in June.", embedded=True, salience=0.9
+    )
     facts = NetFacts()
     with CaptureQueriesContext(connection) as first:
         found = promotion.nearest_other_knot(

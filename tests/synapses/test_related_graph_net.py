@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from memories.models import Memory
 from synapses.models import Edge, Entity, Knot, KnotPresence
+from tests.factories import knot_make
 from tests.memories.insights_support import agent_caller, remember
-from tests.synapses.net_rows import memory_promote_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +46,7 @@ def linked(mind):
         for name, tags in [("center", ["docker", "swarm"]), ("near", ["python"]), ("nearer", []),
                            ("tagged", ["docker"]), ("both", ["swarm"])]
     }  # fmt: skip
-    knots = {name: memory_promote_by_hand(memory) for name, memory in made.items()}
+    knots = {name: knot_make(memory=memory, linked=True) for name, memory in made.items()}
     edge_pair(mind.mind, knots["center"], knots["near"], ab=2.0, ba=2.5)
     edge_pair(mind.mind, knots["center"], knots["nearer"], ab=4.0, ba=1.0, layers=("entity", "embedding"))
     edge_pair(mind.mind, knots["center"], knots["both"], ab=1.5, ba=1.5, layers=("themes",))
@@ -101,7 +101,7 @@ def graph_net(mind):
     ]:
         memory = remember(mind.mind, agent, category=category, key=name, content=name, tags=tags,
                           confidence=confidence)  # fmt: skip
-        knots[name] = memory_promote_by_hand(memory)
+        knots[name] = knot_make(memory=memory, linked=True)
         Knot.objects.filter(pk=knots[name].pk).update(themes=tags)
         presence_set(knots[name], presence)
     anna = Entity.objects.create(mind=mind.mind, name="Anna")
@@ -161,7 +161,9 @@ def test_the_graph_keeps_the_max_nodes_most_present_knots_and_only_their_edges(g
     _, knots = graph_net
     agent = agent_caller(mind.mind)
     for index in range(8):
-        extra = memory_promote_by_hand(remember(mind.mind, agent, category="fact", key=f"e{index}", content=f"{index}"))
+        extra = knot_make(
+            memory=remember(mind.mind, agent, category="fact", key=f"e{index}", content=f"{index}"), linked=True
+        )
         presence_set(extra, 1.0)
     body = mind.agent.get("/memory/graph", {"max_nodes": "10"}).json()
     assert [node["key"] for node in body["nodes"]][:4] == ["A", "B", "C", "D"]
@@ -175,7 +177,9 @@ def test_the_graph_leaves_out_inactive_knots_expired_memories_and_other_minds(gr
     mind, knots = graph_net
     KnotPresence.objects.filter(knot=knots["B"]).update(is_active=False)
     Memory.objects.filter(pk=knots["D"].memory_id).update(expires_at=timezone.now() - timedelta(seconds=1))
-    memory_promote_by_hand(remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="theirs"))
+    knot_make(
+        memory=remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="theirs"), linked=True
+    )
     assert [node["key"] for node in mind.agent.get("/memory/graph").json()["nodes"]] == ["A", "C"]
 
 
@@ -189,13 +193,15 @@ def test_the_graph_takes_the_same_statements_for_4_or_40_knots(graph_net, mind):
     few = statements()
     agent = agent_caller(mind.mind)
     for index in range(36):
-        memory_promote_by_hand(remember(mind.mind, agent, category="fact", key=f"n{index}", content=f"n{index}"))
+        knot_make(memory=remember(mind.mind, agent, category="fact", key=f"n{index}", content=f"n{index}"), linked=True)
     assert statements() == few
 
 
 def test_another_mind_sees_nothing_of_the_mind_s_graph_and_its_own_graph_shows_it(graph_net, other_mind):
     mind, knots = graph_net
-    memory_promote_by_hand(remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="B own"))
+    knot_make(
+        memory=remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="B own"), linked=True
+    )
     theirs = other_mind.agent.get("/memory/graph").json()
     assert [node["key"] for node in theirs["nodes"]] != [] and theirs["edges"] == []
     mine = {knot.memory_id for knot in knots.values()}
@@ -216,7 +222,7 @@ def test_related_takes_the_same_statements_for_3_or_30_edge_neighbours(linked):
     agent = agent_caller(mind.mind)
     for index in range(27):
         memory = remember(mind.mind, agent, category="fact", key=f"x{index}", content=f"x{index}")
-        extra = memory_promote_by_hand(memory)
+        extra = knot_make(memory=memory, linked=True)
         edge_pair(mind.mind, knots["center"], extra, ab=1.0, ba=1.0)
     # No statement per neighbour; one fewer, as the page of 20 is all edge neighbours and the
     # memories sharing tags are only counted, not read.

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from memories.embedders import get_embedder
 from memories.models import Memory
 from synapses.models import Entity
-from tests.synapses.resonance_nets import edge, knot_of, memory_of, vector_at_cosine
+from tests.factories import edge_make, knot_make, memory_make
+from tests.vectors import at_cosine_to_query
 
 GOLDEN = Path(__file__).parent.parent / "memories" / "golden"
 Q = "chocolate"
@@ -27,7 +29,7 @@ def _seed_ranking(settings):
 
 
 def _far(axis: int) -> list[float]:
-    return vector_at_cosine(Q, 0.0, axis=axis)
+    return at_cosine_to_query(Q, 0.0, axis=axis)
 
 
 @pytest.fixture
@@ -37,21 +39,49 @@ def anna(mind):
     the agent). Ranks: chocolate 5.0, sister 4.0 × 0.75 = 3.0, station 2.0 × 0.75 = 1.5."""
     m = mind.mind
     person = Entity.objects.create(mind=m, name="Anna")
-    chocolate = knot_of(memory_of(m, "Anna always brought chocolate", key="chocolate"), embedding=_far(1),
-                        present=5.0, emotion="joy", entities=[person.pk], themes=["family"])  # fmt: skip
-    sister_memory = memory_of(m, "Anna is my sister", key="sister")
-    sister = knot_of(sister_memory, embedding=_far(2), present=4.0, emotion="trust", entities=[person.pk],
-                     themes=["family"])  # fmt: skip
+    chocolate = knot_make(
+        memory=memory_make(mind=m, content="Anna always brought chocolate", key="chocolate", salience=0.7),
+        embedding=_far(1),
+        presence=5.0,
+        emotion="joy",
+        entities=[person.pk],
+        themes=["family"],
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    sister_memory = memory_make(mind=m, content="Anna is my sister", key="sister", salience=0.7)
+    sister = knot_make(
+        memory=sister_memory,
+        embedding=_far(2),
+        presence=4.0,
+        emotion="trust",
+        entities=[person.pk],
+        themes=["family"],
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
     edited = "Anna is my older sister"
     Memory.objects.filter(pk=sister_memory.pk).update(
         content=edited, content_hash=hashlib.sha256(edited.encode()).hexdigest()
     )
     sister_memory.refresh_from_db()
-    knot_of(sister_memory, embedding=_far(3), present=4.0)
-    station = knot_of(memory_of(m, "We met at the station", key="station", speaker="agent"), embedding=_far(4),
-                      present=2.0)  # fmt: skip
-    edge(chocolate, sister, 3.0, layers=("entity", "themes"), entities=[person.pk], themes=["family"])
-    edge(chocolate, station, 1.0, layers=("timeline",))
+    knot_make(memory=sister_memory, embedding=_far(3), presence=4.0, embedding_model=get_embedder().name, linked=True)
+    station = knot_make(
+        memory=memory_make(mind=m, content="We met at the station", key="station", speaker="agent", salience=0.7),
+        embedding=_far(4),
+        presence=2.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    edge_make(
+        source=chocolate,
+        target=sister,
+        weight_anchor=3.0,
+        layers=("entity", "themes"),
+        entities=[person.pk],
+        themes=["family"],
+    )
+    edge_make(source=chocolate, target=station, weight_anchor=1.0, layers=("timeline",))
     now = timezone.now()
     for minutes, key in enumerate(("chocolate", "sister", "station")):
         Memory.objects.filter(mind=m, key=key).update(updated_at=now - timedelta(minutes=10 - minutes))

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from memories.embedders import get_embedder
 from synapses.resonance.arithmetic import Reached, ranked_by_relevance, spread_activation
 from synapses.resonance.service import resonance_of
-from tests.synapses.resonance_nets import edge, knot_of, memory_of, vector_at_cosine
+from tests.factories import edge_make, knot_make, memory_make
+from tests.vectors import at_cosine_to_query
 
 Q = "zebra"
 
@@ -69,15 +71,45 @@ def pasture(mind, settings):
     settings.SYNAPSE_ANCHOR_FLOOR = 0.5
     m = mind.mind
     k = {
-        "A": knot_of(memory_of(m, "the zebra grazes"), embedding=vector_at_cosine(Q, 0.0, axis=1), present=2.0),
-        "B": knot_of(memory_of(m, "a zebra sleeps"), embedding=vector_at_cosine(Q, 0.0, axis=2), present=3.0),
-        "N": knot_of(memory_of(m, "a quiet morning"), embedding=vector_at_cosine(Q, 0.9, axis=3), present=1.0),
-        "S": knot_of(memory_of(m, "a blue door"), embedding=vector_at_cosine(Q, 0.6, axis=4), present=1.0),
-        "T": knot_of(memory_of(m, "an old bicycle"), embedding=vector_at_cosine(Q, 0.45, axis=5), present=9.0),
+        "A": knot_make(
+            memory=memory_make(mind=m, content="the zebra grazes", salience=0.7),
+            embedding=at_cosine_to_query(Q, 0.0, axis=1),
+            presence=2.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        ),
+        "B": knot_make(
+            memory=memory_make(mind=m, content="a zebra sleeps", salience=0.7),
+            embedding=at_cosine_to_query(Q, 0.0, axis=2),
+            presence=3.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        ),
+        "N": knot_make(
+            memory=memory_make(mind=m, content="a quiet morning", salience=0.7),
+            embedding=at_cosine_to_query(Q, 0.9, axis=3),
+            presence=1.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        ),
+        "S": knot_make(
+            memory=memory_make(mind=m, content="a blue door", salience=0.7),
+            embedding=at_cosine_to_query(Q, 0.6, axis=4),
+            presence=1.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        ),
+        "T": knot_make(
+            memory=memory_make(mind=m, content="an old bicycle", salience=0.7),
+            embedding=at_cosine_to_query(Q, 0.45, axis=5),
+            presence=9.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        ),
     }
-    edge(k["A"], k["T"], 5)
-    edge(k["A"], k["S"], 1)
-    edge(k["N"], k["B"], 4)
+    edge_make(source=k["A"], target=k["T"], weight_anchor=5)
+    edge_make(source=k["A"], target=k["S"], weight_anchor=1)
+    edge_make(source=k["N"], target=k["B"], weight_anchor=4)
     return m, k
 
 

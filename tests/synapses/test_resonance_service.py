@@ -17,7 +17,8 @@ from pipelinelog.models import LogEntry
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence, LinkKind, MemoryKnot
 from synapses.net.geometry import damp
 from synapses.resonance.service import resonance_of
-from tests.synapses.resonance_nets import edge, knot_of, memory_of, query_vector, vector_at_cosine
+from tests.factories import edge_make, knot_make, memory_make
+from tests.vectors import at_cosine_to_query, query_vector
 
 Q = "zebra"
 
@@ -31,7 +32,7 @@ def _seed_ranking(settings):
 
 def _far(axis: int) -> list[float]:
     """A vector at cosine 0 to the query: such a knot can only be an anchor by full text."""
-    return vector_at_cosine(Q, 0.0, axis=axis)
+    return at_cosine_to_query(Q, 0.0, axis=axis)
 
 
 @pytest.fixture
@@ -57,7 +58,15 @@ def zoo(mind):
         "X": ("the zebra sleeps", 9.0, "", False),
     }
     knots = {
-        name: knot_of(memory_of(m, content), embedding=_far(axis), present=present, emotion=emotion, active=active)
+        name: knot_make(
+            memory=memory_make(mind=m, content=content, salience=0.7),
+            embedding=_far(axis),
+            presence=present,
+            emotion=emotion,
+            is_active=active,
+            embedding_model=get_embedder().name,
+            linked=True,
+        )
         for axis, (name, (content, present, emotion, active)) in enumerate(spec.items())
     }
     k = knots
@@ -66,7 +75,7 @@ def zoo(mind):
         ("B", "A", 9), ("B", "F", 2), ("B", "G", 1.5), ("B", "H", 0.5),
         ("C", "X", 9), ("C", "B", 1), ("D", "A", 6),
     ]:  # fmt: skip
-        edge(k[source], k[target], weight)
+        edge_make(source=k[source], target=k[target], weight_anchor=weight)
     return m, knots
 
 
@@ -160,9 +169,27 @@ def test_the_anchor_floor_and_the_gravity_threshold_are_the_embedders_calibrated
 def test_the_anchor_floor_admits_a_vector_hit_at_or_above_it_only(mind, settings):
     m = mind.mind
     floor = settings.SYNAPSE_ANCHOR_FLOOR = 0.45
-    above = knot_of(memory_of(m, "first words"), embedding=vector_at_cosine(Q, floor + 0.01, axis=1), present=5.0)
-    below = knot_of(memory_of(m, "second words"), embedding=vector_at_cosine(Q, floor - 0.01, axis=2), present=9.0)
-    close = knot_of(memory_of(m, "third words"), embedding=vector_at_cosine(Q, 0.95, axis=3), present=1.0)
+    above = knot_make(
+        memory=memory_make(mind=m, content="first words", salience=0.7),
+        embedding=at_cosine_to_query(Q, floor + 0.01, axis=1),
+        presence=5.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    below = knot_make(
+        memory=memory_make(mind=m, content="second words", salience=0.7),
+        embedding=at_cosine_to_query(Q, floor - 0.01, axis=2),
+        presence=9.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    close = knot_make(
+        memory=memory_make(mind=m, content="third words", salience=0.7),
+        embedding=at_cosine_to_query(Q, 0.95, axis=3),
+        presence=1.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
     result = resonance_of(mind=m, q=Q, mode="werkstatt", limit=10)
     assert _ids(result) == [above.pk, close.pk]
     assert below.pk not in _ids(result)
@@ -170,7 +197,16 @@ def test_the_anchor_floor_admits_a_vector_hit_at_or_above_it_only(mind, settings
 
 def test_further_anchors_fill_the_list_when_spreading_yields_too_few(mind):
     m = mind.mind
-    knots = [knot_of(memory_of(m, f"zebra number {i}"), embedding=_far(i), present=float(i)) for i in range(1, 6)]
+    knots = [
+        knot_make(
+            memory=memory_make(mind=m, content=f"zebra number {i}", salience=0.7),
+            embedding=_far(i),
+            presence=float(i),
+            embedding_model=get_embedder().name,
+            linked=True,
+        )
+        for i in range(1, 6)
+    ]
     result = resonance_of(mind=m, q=Q, limit=5)
     assert sorted(_ids(result)) == sorted(knot.pk for knot in knots)
     assert result["anchor_count"] == 3
@@ -181,20 +217,37 @@ def test_further_anchors_fill_the_list_when_spreading_yields_too_few(mind):
 def test_items_carry_every_linked_memory_the_superseded_flag_and_entity_names(mind):
     m = mind.mind
     anna = Entity.objects.create(mind=m, name="Anna")
-    first = memory_of(m, "zebra stripes at the zoo")
-    k1 = knot_of(first, embedding=_far(1), present=3.0, entities=[anna.pk], themes=["family"])
-    twin = memory_of(m, "zebra stripes at the zoo!", key="twin")
+    first = memory_make(mind=m, content="zebra stripes at the zoo", salience=0.7)
+    k1 = knot_make(
+        memory=first,
+        embedding=_far(1),
+        presence=3.0,
+        entities=[anna.pk],
+        themes=["family"],
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    twin = memory_make(mind=m, content="zebra stripes at the zoo!", key="twin", salience=0.7)
     MemoryKnot.objects.create(mind=m, memory=twin, content_hash=twin.content_hash, knot=k1, kind=LinkKind.DUPLICATE)
     # A memory promoted, then edited, then promoted again: its first knot is an earlier version.
-    changed = memory_of(m, "a zebra in the old text", key="changed")
-    old = knot_of(changed, embedding=_far(2), present=2.0)
+    changed = memory_make(mind=m, content="a zebra in the old text", key="changed", salience=0.7)
+    old = knot_make(memory=changed, embedding=_far(2), presence=2.0, embedding_model=get_embedder().name, linked=True)
     Memory.objects.filter(pk=changed.pk).update(
         content="new text", content_hash=hashlib.sha256(b"new text").hexdigest()
     )
     changed.refresh_from_db()
-    new = knot_of(changed, embedding=_far(3), present=1.0)
-    friend = knot_of(memory_of(m, "my sister visits"), embedding=_far(4), present=8.0, entities=[anna.pk])
-    edge(k1, friend, 2.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"])
+    new = knot_make(memory=changed, embedding=_far(3), presence=1.0, embedding_model=get_embedder().name, linked=True)
+    friend = knot_make(
+        memory=memory_make(mind=m, content="my sister visits", salience=0.7),
+        embedding=_far(4),
+        presence=8.0,
+        entities=[anna.pk],
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    edge_make(
+        source=k1, target=friend, weight_anchor=2.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"]
+    )
 
     items = {item["knot_id"]: item for item in resonance_of(mind=m, q=Q, limit=10)["items"]}
     assert set(items) == {k1.pk, old.pk, friend.pk}  # `new` matches nothing
@@ -237,7 +290,7 @@ def _goal(m, *, motivation: float, cosine: float) -> Goal:
         mind=m,
         statement="find the zebra",
         motivation=motivation,
-        embedding=vector_at_cosine(Q, cosine, axis=7),
+        embedding=at_cosine_to_query(Q, cosine, axis=7),
         embedding_model=get_embedder().name,
     )
 
@@ -287,9 +340,15 @@ def test_gravity_can_bring_up_an_anchor_the_raw_query_misses(mind, settings):
     # werkstatt (f 0.05): cosine(shifted, knot) = 0.3662 / 0.9840 = 0.372 — still below.
     # glut (f 0.3): shifted = 0.7·q + 0.2465·goal, cosine to the knot 0.4475 / 0.9134 = 0.490.
     qv = query_vector(Q)
-    knot_vec = np.asarray(vector_at_cosine(Q, 0.35, axis=9))
+    knot_vec = np.asarray(at_cosine_to_query(Q, 0.35, axis=9))
     goal_vec = (qv + knot_vec) / np.linalg.norm(qv + knot_vec)  # cosine to q: √((1+0.35)/2) = 0.8216
-    knot = knot_of(memory_of(m, "striped animals"), embedding=list(knot_vec), present=1.0)
+    knot = knot_make(
+        memory=memory_make(mind=m, content="striped animals", salience=0.7),
+        embedding=list(knot_vec),
+        presence=1.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
     Goal.objects.create(mind=m, statement="s", motivation=1.0, embedding=list(goal_vec),
                         embedding_model=get_embedder().name)  # fmt: skip
     assert resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)["items"] == []
@@ -387,7 +446,13 @@ def test_after_the_facts_expire_a_large_mind_is_counted_again(mind, settings, mo
     settings.PIPELINE_LOG_ENABLED = False
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
     m = mind.mind
-    knot_of(memory_of(m, "the zebra grazes"), embedding=_far(1), present=1.0)
+    knot_make(
+        memory=memory_make(mind=m, content="the zebra grazes", salience=0.7),
+        embedding=_far(1),
+        presence=1.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
     monkeypatch.setattr(constants, "NET_FACTS_SECONDS", 0.0)  # every fact expires at once
     resonance_of(mind=m, q=Q, mode="werkstatt", limit=3)
     with CaptureQueriesContext(connection) as captured:
@@ -406,7 +471,13 @@ def test_the_hnsw_settings_hold_in_the_anchors_statement_of_a_large_mind(mind, s
     from synapses.resonance import sql
 
     settings.SYNAPSE_EXACT_SCAN_MAX_ROWS = 0
-    knot_of(memory_of(mind.mind, "the zebra grazes"), embedding=_far(1), present=1.0)  # 1 knot > bound 0
+    knot_make(
+        memory=memory_make(mind=mind.mind, content="the zebra grazes", salience=0.7),
+        embedding=_far(1),
+        presence=1.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )  # 1 knot > bound 0
     monkeypatch.setitem(
         sql.ANCHORS_SQL,
         (VectorPlan.HNSW, sql.text_list_of(VectorPlan.HNSW, excluding=False)),
@@ -488,13 +559,33 @@ def orchard(mind, settings, monkeypatch):
     monkeypatch.setattr(constants, "TEXT_TERM_MATCHES", 2)
     m = mind.mind
     q = "zebra apple"
-    knots = {"A": knot_of(memory_of(m, "a zebra at dusk"), embedding=vector_at_cosine(q, 0.0, axis=1), present=1.0)}
+    knots = {
+        "A": knot_make(
+            memory=memory_make(mind=m, content="a zebra at dusk", salience=0.7),
+            embedding=at_cosine_to_query(q, 0.0, axis=1),
+            presence=1.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        )
+    }
     for n in range(1, 6):
         content = f"an apple number {n}"
-        knots[f"B{n}"] = knot_of(memory_of(m, content), embedding=vector_at_cosine(q, 0.0, axis=1 + n), present=1.0)
+        knots[f"B{n}"] = knot_make(
+            memory=memory_make(mind=m, content=content, salience=0.7),
+            embedding=at_cosine_to_query(q, 0.0, axis=1 + n),
+            presence=1.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        )
     for name, content, cosine, axis in [("C", "the apple tree", 0.9, 7), ("D", "a blue door", 0.8, 8),
                                         ("E", "an old bicycle", 0.7, 9)]:  # fmt: skip
-        knots[name] = knot_of(memory_of(m, content), embedding=vector_at_cosine(q, cosine, axis=axis), present=1.0)
+        knots[name] = knot_make(
+            memory=memory_make(mind=m, content=content, salience=0.7),
+            embedding=at_cosine_to_query(q, cosine, axis=axis),
+            presence=1.0,
+            embedding_model=get_embedder().name,
+            linked=True,
+        )
     return m, q, knots
 
 

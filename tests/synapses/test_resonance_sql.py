@@ -8,11 +8,13 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from memories.embedders import get_embedder
 from memories.selectors.search import tsquery_params
 from memories.selectors.vector_plan import VectorPlan
 from synapses.net.selectors.candidates import rows_under_net_hnsw_settings, vector_literal
 from synapses.resonance import sql
-from tests.synapses.resonance_nets import knot_of, memory_of, query_vector, vector_at_cosine
+from tests.factories import knot_make, memory_make
+from tests.vectors import at_cosine_to_query, query_vector
 
 
 def _variants() -> list[tuple[VectorPlan, sql.TextList]]:
@@ -37,8 +39,20 @@ def test_each_anchors_variant_runs_and_finds_a_knot_by_its_text_and_its_vector(m
     # must find the first in both lists (an excluded word it does not hold leaves it in).
     q = "zebra -giraffe" if text_list in (sql.TextList.EVERY_MATCH, sql.TextList.RARE_TERMS_EXCLUDING) else "zebra"
     m = mind.mind
-    near = knot_of(memory_of(m, "a zebra at dusk"), embedding=vector_at_cosine("zebra", 0.9, axis=1), present=1.0)
-    knot_of(memory_of(m, "an old bicycle"), embedding=vector_at_cosine("zebra", 0.1, axis=2), present=1.0)
+    near = knot_make(
+        memory=memory_make(mind=m, content="a zebra at dusk", salience=0.7),
+        embedding=at_cosine_to_query("zebra", 0.9, axis=1),
+        presence=1.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
+    knot_make(
+        memory=memory_make(mind=m, content="an old bicycle", salience=0.7),
+        embedding=at_cosine_to_query("zebra", 0.1, axis=2),
+        presence=1.0,
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
     params = {
         "mind_id": m.pk,
         "vector": vector_literal(query_vector("zebra")),

@@ -8,11 +8,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
+from memories.models import EMBEDDING_DIMENSIONS
 from synapses.models import Edge, Knot
 from synapses.net.edges import knot_edges_form
 from synapses.net.geometry import EdgeParameters
 from synapses.upkeep.triggers import entity_edges_recompute, knot_edges_recompute, knot_time_anchor_correct
-from tests.synapses.edge_factories import at_cosine, axis, damp_reference, knot_make
+from tests.factories import knot_make
+from tests.vectors import at_cosine, axis, damp_reference
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +32,8 @@ def anchor_set(knot: Knot, anchor: float) -> None:
 
 
 def test_a_reinforced_knot_s_edges_follow_its_new_anchor_in_both_directions(the_mind):
-    strong = knot_make(the_mind, anchor=5.0, entities=[7], embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, entities=[7], embedding=axis(2))
+    strong = knot_make(mind=the_mind, weight_anchor=5.0, entities=[7], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=0.7, entities=[7], embedding=axis(2))
     knot_edges_form(knot=new, params=WORKED)
     anchor_set(new, 2.0)
 
@@ -45,8 +47,8 @@ def test_a_reinforced_knot_s_edges_follow_its_new_anchor_in_both_directions(the_
 
 
 def test_recomputing_from_the_other_end_gives_each_row_its_own_direction(the_mind):
-    strong = knot_make(the_mind, anchor=5.0, entities=[7], embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, entities=[7], embedding=axis(2))
+    strong = knot_make(mind=the_mind, weight_anchor=5.0, entities=[7], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=0.7, entities=[7], embedding=axis(2))
     knot_edges_form(knot=new, params=WORKED)
     before = raws(new, strong)
 
@@ -57,9 +59,13 @@ def test_recomputing_from_the_other_end_gives_each_row_its_own_direction(the_min
 
 
 def test_a_raised_embedding_threshold_leaves_the_layer_at_depth_zero(the_mind):
-    strong = knot_make(the_mind, anchor=5.0, event_time=DAY, precision="day", embedding=axis(0))
+    strong = knot_make(mind=the_mind, weight_anchor=5.0, event_time=DAY, event_precision="day", embedding=axis(0))
     new = knot_make(
-        the_mind, anchor=0.7, event_time=DAY + timedelta(days=4), precision="day", embedding=at_cosine(0.90)
+        mind=the_mind,
+        weight_anchor=0.7,
+        event_time=DAY + timedelta(days=4),
+        event_precision="day",
+        embedding=at_cosine(0.90),
     )
     knot_edges_form(knot=new, params=WORKED)
 
@@ -73,8 +79,8 @@ def test_a_raised_embedding_threshold_leaves_the_layer_at_depth_zero(the_mind):
 @pytest.mark.parametrize("pairs", [3, 40])
 def test_recomputing_a_knot_takes_the_same_five_statements_for_3_or_40_pairs(the_mind, pairs):
     for index in range(pairs):
-        knot_make(the_mind, anchor=1.0 + index / 10, entities=[7], embedding=axis(1))
-    new = knot_make(the_mind, anchor=1.0, entities=[7], embedding=axis(2))
+        knot_make(mind=the_mind, weight_anchor=1.0 + index / 10, entities=[7], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=1.0, entities=[7], embedding=axis(2))
     knot_edges_form(knot=new, params=WORKED)
     anchor_set(new, 3.0)
 
@@ -87,8 +93,8 @@ def test_recomputing_a_knot_takes_the_same_five_statements_for_3_or_40_pairs(the
 
 
 def test_merging_two_entities_adds_the_entity_layer_to_pairs_that_now_share_it(the_mind):
-    anna = knot_make(the_mind, anchor=2.0, entities=[1], themes=["tea"], embedding=axis(1))
-    annie = knot_make(the_mind, anchor=2.0, entities=[2], themes=["tea"], embedding=axis(2))
+    anna = knot_make(mind=the_mind, weight_anchor=2.0, entities=[1], themes=["tea"], embedding=axis(1))
+    annie = knot_make(mind=the_mind, weight_anchor=2.0, entities=[2], themes=["tea"], embedding=axis(2))
     knot_edges_form(knot=annie, params=WORKED)
     assert Edge.objects.get(source=annie).layers == ["themes"]
     Knot.objects.filter(pk=annie.pk).update(entities=[1])
@@ -103,10 +109,10 @@ def test_merging_two_entities_adds_the_entity_layer_to_pairs_that_now_share_it(t
 
 
 def test_an_entity_removed_from_the_knots_deletes_pairs_it_alone_held_and_keeps_the_others(the_mind):
-    a = knot_make(the_mind, anchor=2.0, entities=[5], embedding=axis(1))
-    b = knot_make(the_mind, anchor=2.0, entities=[5], themes=["x"], embedding=axis(2))
+    a = knot_make(mind=the_mind, weight_anchor=2.0, entities=[5], embedding=axis(1))
+    b = knot_make(mind=the_mind, weight_anchor=2.0, entities=[5], themes=["x"], embedding=axis(2))
     knot_edges_form(knot=b, params=WORKED)
-    c = knot_make(the_mind, anchor=2.0, entities=[5], themes=["x"], embedding=axis(3))
+    c = knot_make(mind=the_mind, weight_anchor=2.0, entities=[5], themes=["x"], embedding=axis(3))
     knot_edges_form(knot=c, params=WORKED)
     assert Edge.objects.count() == 6
     Knot.objects.filter(pk__in=[a.pk, b.pk, c.pk]).update(entities=[])
@@ -119,8 +125,10 @@ def test_an_entity_removed_from_the_knots_deletes_pairs_it_alone_held_and_keeps_
 
 
 def test_a_corrected_time_anchor_moves_the_timeline_depth(the_mind):
-    other = knot_make(the_mind, anchor=5.0, event_time=DAY, precision="day", embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, event_time=DAY + timedelta(days=4), precision="day", embedding=axis(2))
+    other = knot_make(mind=the_mind, weight_anchor=5.0, event_time=DAY, event_precision="day", embedding=axis(1))
+    new = knot_make(
+        mind=the_mind, weight_anchor=0.7, event_time=DAY + timedelta(days=4), event_precision="day", embedding=axis(2)
+    )
     knot_edges_form(knot=new, params=WORKED)
 
     knot_time_anchor_correct(knot=new, event_time=DAY + timedelta(days=10), event_precision="day", params=WORKED)
@@ -137,8 +145,10 @@ def test_a_corrected_time_anchor_moves_the_timeline_depth(the_mind):
 
 
 def test_a_time_anchor_moved_out_of_the_tolerance_deletes_a_timeline_only_pair(the_mind):
-    knot_make(the_mind, anchor=5.0, event_time=DAY, precision="day", embedding=axis(1))
-    new = knot_make(the_mind, anchor=0.7, event_time=DAY + timedelta(days=4), precision="day", embedding=axis(2))
+    knot_make(mind=the_mind, weight_anchor=5.0, event_time=DAY, event_precision="day", embedding=axis(1))
+    new = knot_make(
+        mind=the_mind, weight_anchor=0.7, event_time=DAY + timedelta(days=4), event_precision="day", embedding=axis(2)
+    )
     knot_edges_form(knot=new, params=WORKED)
 
     result = knot_time_anchor_correct(knot=new, event_time=DAY, event_precision="month", params=WORKED)
@@ -147,7 +157,7 @@ def test_a_time_anchor_moved_out_of_the_tolerance_deletes_a_timeline_only_pair(t
 
 
 def test_a_precision_without_a_time_or_an_unknown_precision_is_refused(the_mind):
-    knot = knot_make(the_mind, anchor=1.0)
+    knot = knot_make(mind=the_mind, weight_anchor=1.0, embedding=axis(EMBEDDING_DIMENSIONS - 1))
     with pytest.raises(ValueError, match="needs an event_time"):
         knot_time_anchor_correct(knot=knot, event_time=None, event_precision="day")
     with pytest.raises(ValueError, match="unknown time precision 'fortnight'"):
@@ -155,13 +165,13 @@ def test_a_precision_without_a_time_or_an_unknown_precision_is_refused(the_mind)
 
 
 def test_recomputing_weighs_an_entity_by_its_carriers_of_the_day(the_mind):
-    other = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(1))
-    new = knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(2))
+    other = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(1))
+    new = knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(2))
     with override_settings(SYNAPSE_MAX_EDGE_PAIRS_PER_KNOT=4):
         knot_edges_form(knot=new, params=WORKED)
         assert raws(new, other) == (pytest.approx(2.0), pytest.approx(2.0))
         for index in range(6):
-            knot_make(the_mind, anchor=2.0, entities=[7], embedding=axis(10 + index))
+            knot_make(mind=the_mind, weight_anchor=2.0, entities=[7], embedding=axis(10 + index))
 
         knot_edges_recompute(knot=new, params=WORKED)
 

@@ -18,7 +18,8 @@ from pipelinelog.models import LogEntry
 from synapses.models import Edge, Knot, KnotPresence
 from synapses.upkeep import reinforcement
 from synapses.upkeep.reinforcement import knots_used_reinforce
-from tests.synapses.edge_factories import at_cosine, axis, damp_reference, knot_make
+from tests.factories import knot_make
+from tests.vectors import at_cosine, axis, damp_reference
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +50,7 @@ def embedder(monkeypatch):
 
 
 def knots_at(mind, *cosines: float, **fields) -> list[Knot]:
-    return [knot_make(mind, anchor=damp_reference(0.5), embedding=at_cosine(c), **fields) for c in cosines]
+    return [knot_make(mind=mind, weight_anchor=damp_reference(0.5), embedding=at_cosine(c), **fields) for c in cosines]
 
 
 def report_of(mind, knots, answer=ANSWER, **kwargs):
@@ -122,8 +123,8 @@ def test_a_reinforced_knot_gains_the_boost_a_new_anchor_a_fresh_presence_and_one
 
 
 def test_the_reinforced_knot_s_edges_are_recomputed_to_the_formula_s_values(the_mind, embedder):
-    used = knot_make(the_mind, anchor=damp_reference(0.5), embedding=at_cosine(0.9), entities=[7])
-    other = knot_make(the_mind, anchor=5.0, embedding=axis(5), entities=[7])
+    used = knot_make(mind=the_mind, weight_anchor=damp_reference(0.5), embedding=at_cosine(0.9), entities=[7])
+    other = knot_make(mind=the_mind, weight_anchor=5.0, embedding=axis(5), entities=[7])
     for source, target in ((used, other), (other, used)):
         Edge.objects.create(
             mind=the_mind, source=source, target=target, weight_raw=1.0, weight_anchor=3.0, layers=["entity"],
@@ -142,7 +143,7 @@ def test_the_reinforced_knot_s_edges_are_recomputed_to_the_formula_s_values(the_
 
 
 def test_an_inactive_knot_is_no_candidate_and_stays_inactive(the_mind, embedder):
-    (faded,) = knots_at(the_mind, 0.95, active=False)
+    (faded,) = knots_at(the_mind, 0.95, is_active=False)
     report = report_of(the_mind, [faded])
     assert (report.outcome, report.checked, report.inactive) == ("no_candidates", 0, [faded.pk])
     assert KnotPresence.objects.get(knot=faded).is_active is False
@@ -181,8 +182,10 @@ def test_the_reinforcement_is_one_span_of_the_pipeline_log(the_mind, embedder):
 
 def test_the_endpoint_reinforces_the_knot_whose_content_the_answer_repeats(mind):
     vector = get_embedder().embed(["Anna loves dark chocolate from Zurich"])[0]
-    knot = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=vector.tolist())
-    unrelated = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=get_embedder().embed(["tax forms"])[0])
+    knot = knot_make(mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=vector.tolist())
+    unrelated = knot_make(
+        mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=get_embedder().embed(["tax forms"])[0]
+    )
     body = {"answer": "Anna loves dark chocolate from Zurich", "knot_ids": [knot.pk, unrelated.pk, 10**12]}
 
     response = mind.agent.post("/synapses/used", body, format="json")
@@ -232,12 +235,12 @@ def test_every_offered_knot_is_checked_even_when_the_planner_walks_the_vector_in
 
     answer = "Anna loves dark chocolate from Zurich"
     embed = get_embedder().embed
-    near = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=embed([answer])[0].tolist())
+    near = knot_make(mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=embed([answer])[0].tolist())
     nearer_than_far = [
-        knot_make(mind.mind, anchor=damp_reference(0.5), embedding=embed([f"{answer} and {n}"])[0].tolist())
+        knot_make(mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=embed([f"{answer} and {n}"])[0].tolist())
         for n in range(40)
     ]
-    far = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=embed(["tax forms"])[0].tolist())
+    far = knot_make(mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=embed(["tax forms"])[0].tolist())
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_sort = off")

@@ -16,7 +16,7 @@ from memories.models import Memory
 from minds.services import mind_create
 from synapses.models import Goal
 from tests.conftest import client_with_token
-from tests.test_security import _assert_page_keeps_to_its_policy
+from tests.pages import assert_page_keeps_to_its_policy
 from tests.ui.conftest import agent_stores, logged_in
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +39,7 @@ def _upload(text: str, name: str) -> io.BytesIO:
 def test_a_reader_sees_the_goals_profile_and_export_pages_and_each_keeps_to_the_policy(reader, mind, page):
     response = logged_in(reader).get(f"/app/minds/{mind.mind.pk}/{page}/")
 
-    _assert_page_keeps_to_its_policy(response)
+    assert_page_keeps_to_its_policy(response)
 
 
 def test_a_reader_sees_the_goals_without_a_form_and_cannot_post_one(reader, mind):
@@ -286,5 +286,5 @@ def test_the_compaction_page_and_its_answer_keep_to_the_policy(owner, mind):
     client = logged_in(owner)
     form = {"older_than": "30d", "category": "", "max_clusters": 10, "min_cluster_size": 3, "action": "preview"}
 
-    _assert_page_keeps_to_its_policy(client.get(f"/app/minds/{mind.mind.pk}/compact/"))
-    _assert_page_keeps_to_its_policy(client.post(f"/app/minds/{mind.mind.pk}/compact/", form))
+    assert_page_keeps_to_its_policy(client.get(f"/app/minds/{mind.mind.pk}/compact/"))
+    assert_page_keeps_to_its_policy(client.post(f"/app/minds/{mind.mind.pk}/compact/", form))

@@ -20,11 +20,12 @@ from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
 
-from memories.models import Memory
+from memories.models import EMBEDDING_DIMENSIONS, Memory
 from minds.models import Mind, MindKey, MindShare
 from synapses.models import Entity, Goal, Knot
-from tests.synapses.edge_factories import knot_make
+from tests.factories import knot_make
 from tests.ui.conftest import agent_stores, logged_in
+from tests.vectors import axis
 
 pytestmark = pytest.mark.django_db
 
@@ -319,7 +320,7 @@ def _goal_delete(cast: Cast) -> None:
 
 @case("GET /minds/{id}/profile")
 def _profile(cast: Cast) -> None:
-    strong = knot_make(cast.mind.mind, anchor=6.0)
+    strong = knot_make(mind=cast.mind.mind, weight_anchor=6.0, embedding=axis(EMBEDDING_DIMENSIONS - 1))
     Knot.objects.filter(pk=strong.pk).update(content="Is called Michael", category="identity")
     body = _page(cast.client.get(f"/app/minds/{cast.mind_id}/profile/"))
     assert "Is called Michael" in body and "identity" in body
@@ -370,7 +371,7 @@ def _recall(cast: Cast) -> None:
 
 @case("GET /memory/graph")
 def _graph(cast: Cast) -> None:
-    knot = knot_make(cast.mind.mind, anchor=3.0)
+    knot = knot_make(mind=cast.mind.mind, weight_anchor=3.0, embedding=axis(EMBEDDING_DIMENSIONS - 1))
     response = cast.client.get(f"/app/minds/{cast.mind_id}/net/data/")
     assert response.status_code == 200, response.content[:500]
     assert knot.pk in [node["id"] for node in response.json()["nodes"]]

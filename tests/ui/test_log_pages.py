@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from pipelinelog.models import LogEntry
-from tests.test_security import _assert_page_keeps_to_its_policy
+from tests.pages import assert_page_keeps_to_its_policy
 from tests.ui.conftest import logged_in
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,7 @@ def test_a_turn_shows_its_spans_with_the_rows_as_readable_json(owner, mind):
     assert span["rows"][0]["offset_ms"] == 0
     body = response.content.decode()
     assert "&quot;content&quot;: &quot;Anna is my sister&quot;" in body
-    _assert_page_keeps_to_its_policy(response)
+    assert_page_keeps_to_its_policy(response)
 
 
 def test_a_turn_of_a_mind_i_cannot_see_is_not_found(outsider, mind):

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from memories.forms import UI_PAGE_SIZE
 from memories.models import AuditAction, Memory, MemoryAudit
-from tests.memories.test_embedders import fake_server_fixture  # noqa: F401 — the fake embedding server
-from tests.test_security import _assert_page_keeps_to_its_policy
+from tests.embedding_server import fake_server_fixture  # noqa: F401 — a fixture
+from tests.pages import assert_page_keeps_to_its_policy
 from tests.ui.conftest import agent_stores, logged_in
 
 pytestmark = pytest.mark.django_db
@@ -387,7 +387,7 @@ def test_the_memory_page_shows_its_history_related_memories_and_a_place_for_knot
 def test_every_memory_page_keeps_to_the_content_security_policy(owner, mind, path):
     anna = agent_stores(mind, content="Anna is my sister", key="anna")
 
-    _assert_page_keeps_to_its_policy(logged_in(owner).get(path.format(mind=mind.mind.pk, memory=anna["id"])))
+    assert_page_keeps_to_its_policy(logged_in(owner).get(path.format(mind=mind.mind.pk, memory=anna["id"])))
 
 
 # --- An embedder that is down -------------------------------------------------------------------

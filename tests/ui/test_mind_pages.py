@@ -7,7 +7,7 @@ from django.contrib.messages import get_messages
 
 from minds.mindkeys import mind_key_digest
 from minds.models import Mind, MindKey, MindShare
-from tests.test_security import _assert_page_keeps_to_its_policy
+from tests.pages import assert_page_keeps_to_its_policy
 from tests.ui.conftest import logged_in
 
 pytestmark = pytest.mark.django_db
@@ -135,4 +135,4 @@ def test_an_admin_share_renames_the_mind_but_only_the_owner_deletes_it(owner, mi
 
 
 def test_the_keys_page_keeps_to_the_content_security_policy(owner, mind, reader):
-    _assert_page_keeps_to_its_policy(logged_in(owner).get(f"/app/minds/{mind.mind.pk}/keys/"))
+    assert_page_keeps_to_its_policy(logged_in(owner).get(f"/app/minds/{mind.mind.pk}/keys/"))

@@ -1,7 +1,7 @@
 """The net's pages with the test client: the picture's page and data, the entities (rename,
 aliases, merge), recall with its resonance explained, the memory page's knots, and the admin.
 
-The nets are written by hand (tests/synapses/resonance_nets.py): promotion and edge formation,
+The nets are written by hand (tests/nets.py, tests/factories.py): promotion and edge formation,
 which make them in the product, are tested elsewhere.
 """
 
@@ -12,48 +12,16 @@ import html
 import pytest
 from django.contrib.auth import get_user_model
 
+from memories.embedders import get_embedder
 from memories.models import Memory
 from synapses.models import Edge, Entity, Knot, KnotPresence
-from tests.synapses.resonance_nets import edge, knot_of, memory_of, vector_at_cosine
-from tests.test_security import _assert_page_keeps_to_its_policy
+from tests.factories import knot_make, memory_make
+from tests.nets import QUERY, net_build
+from tests.pages import assert_page_keeps_to_its_policy
 from tests.ui.conftest import logged_in
+from tests.vectors import at_cosine_to_query
 
 pytestmark = pytest.mark.django_db
-
-QUERY = "where does anna live"
-
-
-def net_build(mind) -> dict:
-    """Four knots: three near the query (the anchors), one far from it but very present and joined
-    to the first by an edge pair; two entities, Anna (on knots a and b) and Schmidt (on c)."""
-    the_mind = mind.mind
-    anna = Entity.objects.create(mind=the_mind, name="Anna", aliases=["Annie"])
-    schmidt = Entity.objects.create(mind=the_mind, name="Schmidt")
-    knots = {}
-    for name, cosine, present, entities, themes, category in [
-        ("a", 0.95, 1.0, [anna.pk], ["family"], "fact"),
-        ("b", 0.9, 0.9, [anna.pk], ["family"], "fact"),
-        ("c", 0.85, 0.8, [schmidt.pk], ["work"], "project"),
-        ("d", 0.0, 9.0, [], ["travel"], "preference"),
-    ]:
-        memory = memory_of(the_mind, f"memory {name} about things", key=f"mem_{name}")
-        Memory.objects.filter(pk=memory.pk).update(category=category, tags=themes)
-        memory.refresh_from_db()
-        knots[name] = knot_of(
-            memory,
-            embedding=vector_at_cosine(QUERY, cosine, axis=10 + len(knots))
-            if cosine
-            else vector_at_cosine(QUERY, 0.0, axis=3),
-            present=present,
-            themes=themes,
-            entities=entities,
-        )
-        Knot.objects.filter(pk=knots[name].pk).update(category=category)
-    edge(knots["a"], knots["d"], 5.0, layers=("embedding", "timeline"))
-    edge(knots["d"], knots["a"], 4.0, layers=("embedding", "timeline"))
-    edge(knots["a"], knots["b"], 3.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"])
-    edge(knots["b"], knots["a"], 3.0, layers=("entity", "themes"), entities=[anna.pk], themes=["family"])
-    return {"mind": mind, "knots": knots, "anna": anna, "schmidt": schmidt}
 
 
 @pytest.fixture
@@ -72,7 +40,7 @@ def test_the_net_page_loads_the_vendored_library_and_its_script_and_keeps_to_the
     assert '<script src="/static/vendor/cytoscape-3.35.0/cytoscape.min.js" defer>' in body
     assert '<script src="/static/ui/net.js" defer>' in body
     assert f'data-url="/app/minds/{mind.pk}/net/data/"' in body
-    _assert_page_keeps_to_its_policy(response)
+    assert_page_keeps_to_its_policy(response)
 
 
 def test_without_javascript_the_net_page_says_so_and_links_what_works_without_it(owner, net):
@@ -136,9 +104,14 @@ def test_the_data_reads_the_net_in_three_statements_whatever_its_size(owner, net
         counts.append(
             [query["sql"].split('"')[1] for query in queries.captured_queries if '"synapses_' in query["sql"]]
         )
-        more = memory_of(mind, f"one more knot {len(counts)}")
-        knot_of(
-            more, embedding=vector_at_cosine(QUERY, 0.3, axis=40 + len(counts)), present=0.5, entities=[net["anna"].pk]
+        more = memory_make(mind=mind, content=f"one more knot {len(counts)}", salience=0.7)
+        knot_make(
+            memory=more,
+            embedding=at_cosine_to_query(QUERY, 0.3, axis=40 + len(counts)),
+            presence=0.5,
+            entities=[net["anna"].pk],
+            embedding_model=get_embedder().name,
+            linked=True,
         )
     # knots, edges, entity names (besides them: the session, the user, the mind and the request's log rows)
     assert counts == [["synapses_knot", "synapses_edge", "synapses_entity"]] * 2
@@ -185,7 +158,7 @@ def test_the_entities_page_lists_names_aliases_and_knot_counts(reader, net):
     assert response.status_code == 200
     rows = [(e.name, e.aliases, e.knot_count) for e in response.context["entities"]]
     assert rows == [("Anna", ["Annie"], 2), ("Schmidt", [], 1)]
-    _assert_page_keeps_to_its_policy(response)
+    assert_page_keeps_to_its_policy(response)
 
 
 def test_a_read_share_sees_no_merge_rename_or_create_and_is_refused_when_it_posts(reader, net):
@@ -320,7 +293,7 @@ def test_recall_shows_the_agent_s_text_and_explains_each_resonance_path(reader, 
     assert all(item["anchor"] for item in items[1:])
     body = response.content.decode()
     assert "9.0000</code> presence × <code>0.75</code> shell 1" in body
-    _assert_page_keeps_to_its_policy(response)
+    assert_page_keeps_to_its_policy(response)
 
 
 def test_recall_under_the_relevance_ranking_explains_the_rank_as_relevance_not_presence(reader, net, settings):
@@ -359,7 +332,14 @@ def test_recall_without_a_query_shows_a_form_and_for_an_outsider_is_not_found(ow
 def test_the_memory_page_shows_its_knots_current_and_superseded_with_edges_layers_and_net_related(reader, net):
     knots = net["knots"]
     memory = Memory.objects.get(pk=knots["a"].memory_id)
-    older = knot_of(memory, embedding=vector_at_cosine(QUERY, 0.5, axis=30), present=0.2, content="an older a")
+    older = knot_make(
+        memory=memory,
+        embedding=at_cosine_to_query(QUERY, 0.5, axis=30),
+        presence=0.2,
+        content="an older a",
+        embedding_model=get_embedder().name,
+        linked=True,
+    )
     Knot.objects.filter(pk=older.pk).update(created_at=knots["a"].created_at.replace(year=2025))
     response = logged_in(reader).get(f"/app/memories/{memory.pk}/")
     assert response.status_code == 200
@@ -376,7 +356,7 @@ def test_the_memory_page_shows_its_knots_current_and_superseded_with_edges_layer
 
 
 def test_a_memory_not_promoted_yet_says_so_on_its_page(owner, mind):
-    memory = memory_of(mind.mind, "fresh and unpromoted", key="fresh")
+    memory = memory_make(mind=mind.mind, content="fresh and unpromoted", key="fresh", salience=0.7)
     body = logged_in(owner).get(f"/app/memories/{memory.pk}/").content.decode()
     assert "Not in the long-term net yet" in body
 

@@ -18,7 +18,8 @@ from memories.embedders import get_embedder
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Knot
 from synapses.promotion.service import memories_promote
-from tests.synapses.edge_factories import damp_reference, knot_make
+from tests.factories import knot_make
+from tests.vectors import damp_reference
 from webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 from webhooks.services.delivery import DELIVER_TASK
 from webhooks.services.hooks import webhook_create
@@ -331,8 +332,12 @@ def test_a_promotion_that_creates_a_knot_records_knot_created(mind, receiver, lo
 def test_an_answer_that_used_a_knot_records_knot_reinforced(mind, receiver, loopback_allowed):
     hook = hook_for(mind, receiver.url, "knot.reinforced").webhook
     content = "Anna loves dark chocolate from Zurich"
-    used = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=get_embedder().embed([content])[0].tolist())
-    other = knot_make(mind.mind, anchor=damp_reference(0.5), embedding=get_embedder().embed(["tax forms"])[0].tolist())
+    used = knot_make(
+        mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=get_embedder().embed([content])[0].tolist()
+    )
+    other = knot_make(
+        mind=mind.mind, weight_anchor=damp_reference(0.5), embedding=get_embedder().embed(["tax forms"])[0].tolist()
+    )
 
     response = mind.agent.post("/synapses/used", {"answer": content, "knot_ids": [used.pk, other.pk]}, format="json")
 

@@ -1,7 +1,6 @@
-"""Review items of the first-contact and reliability reports that no other test file covers.
-
-The table of every item and where it is fixed or decided: docs/operations.md → Review items.
-"""
+"""gunicorn's configuration as `serve` starts it (memoryproject/gunicorn_conf.py), read back by
+gunicorn itself: no control socket shared by every checkout of the user, request lines of any
+length, threaded workers beside long requests."""
 
 from __future__ import annotations
 
@@ -11,9 +10,9 @@ import sys
 
 import pytest
 
-from tests.test_make_run import ROOT, _make_env
+from tests.servers import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # starts gunicorn to print its configuration
 
 
 def _gunicorn_config() -> dict[str, str]:
@@ -39,14 +38,3 @@ def test_gunicorn_takes_request_lines_of_any_length_and_threads_beside_long_requ
     assert config["limit_request_line"] == "0"
     assert config["worker_class"] == "gthread"
     assert int(config["threads"]) > 1
-
-
-def test_make_clean_db_prints_no_platformdirs_warning_without_xdg_runtime_dir(var_dir):
-    env = _make_env(var_dir)
-    env.pop("XDG_RUNTIME_DIR", None)
-    result = subprocess.run(
-        ["make", "--no-print-directory", "clean-db"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
-    assert result.returncode == 0
-    assert result.stderr == ""
-    assert "arning" not in result.stdout
