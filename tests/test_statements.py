@@ -16,11 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from synapses.net.tables import TABLES
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "statements.sql"
 UPDATE = os.environ.get("SYNAPSE_GOLDEN_UPDATE") == "1"
 # A `{name}` or `{}` left in a statement: a format pass that never ran.
 PLACEHOLDER = re.compile(r"\{\w*\}")
+# A project table named in a statement (an app label, an underscore, a model name).
+TABLE_NAME = re.compile(r"\b(?:synapses|memories)_[a-z]+\b")
 
 
 def _sql_modules() -> list[str]:
@@ -65,6 +69,15 @@ def test_no_statement_is_left_with_a_placeholder_of_its_template():
         for name, statement in _statements(module_name).items():
             # '{}' is PostgreSQL's empty array or JSON object literal, the one brace a statement may hold.
             assert not PLACEHOLDER.search(statement.replace("'{}'", "''")), (module_name, name)
+
+
+def test_every_table_a_statement_names_comes_from_the_one_mapping():
+    # A table name typed into a statement instead of taken from synapses.net.tables.TABLES would
+    # survive a renamed model; every `synapses_…` / `memories_…` name must be one of TABLES'.
+    for module_name in _sql_modules():
+        for name, statement in _statements(module_name).items():
+            named = set(TABLE_NAME.findall(statement))
+            assert named <= set(TABLES.values()), (module_name, name, named - set(TABLES.values()))
 
 
 def test_the_statements_are_the_pinned_ones():

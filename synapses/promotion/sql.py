@@ -90,14 +90,3 @@ ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
                         THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
 RETURNING attempts, parked_at IS NOT NULL
 """.format(**TABLES)
-
-# Every statement above by name, for the test that prints and pins each variant.
-STATEMENTS: dict[str, str] = {
-    "plan": PLAN_SQL,
-    **{f"nearest.{plan.value}": sql for plan, sql in NEAREST_SQL.items()},
-    "nearest.hnsw_under_settings": NEAREST_UNDER_SETTINGS_SQL,
-    "locks": LOCKS_SQL,
-    "link": LINK_SQL,
-    "knot_create": KNOT_CREATE_SQL,
-    "attempt": ATTEMPT_SQL,
-}
