@@ -4,7 +4,7 @@ PATH is a LoCoMo file (a list of samples with `conversation` and `qa`; the data 
 of this repository). Each conversation becomes one mind with one memory per dialog turn
 (content "<speaker>: <text>", plus " [shares <caption>]" when the turn shares an image; key the
 turn's id); each question of categories 1–4 with evidence
-is sent to the product's text selector (`memories.selectors.search.memories_text_search`, the
+is sent to the product's text selector (`bench.fulltext.text_ranking`, the
 text list of hybrid search) with limit TOP_K. Printed: how many questions get any full-text
 result, and how many get one of their evidence turns among the results.
 """
@@ -55,8 +55,8 @@ def main(argv: list[str]) -> int:
     django_setup()
     from django.utils import timezone
 
+    from bench.fulltext import text_ranking
     from memories.models import Memory, Source
-    from memories.selectors.search import memories_text_search
     from memories.services.memory import memory_build
     from minds.services import mind_create, user_register
 
@@ -89,7 +89,7 @@ def main(argv: list[str]) -> int:
                 if question.get("category") not in CATEGORIES or not evidence:
                     continue
                 asked += 1
-                ids = memories_text_search(mind_id=mind.pk, q=question["question"], limit=TOP_K)
+                ids = text_ranking(mind_id=mind.pk, q=question["question"], limit=TOP_K)
                 any_result += bool(ids)
                 evidence_found += bool(evidence & {key_of[pk] for pk in ids})
     finally:

@@ -6,7 +6,7 @@ The product's own index leads with `mind_id`; the layout's view shows another co
 `mind_id`, so for this layout that index is a plain index on `search_vector` ("before"), and
 the benchmark adds the layout's mind-leading index ("after").
 
-It times the product's own text selector (`memories.selectors.search.memories_text_search`, the
+It times the product's own text selector (`bench.fulltext.text_ranking`, the
 text list of hybrid search) per query, round robin over the minds, and records EXPLAIN (ANALYZE,
 BUFFERS) of a few queries, both ways. The table is bench/filtered_search.py's (one load, the
 layout a view over one of its mind columns).
@@ -65,12 +65,14 @@ def _explain(sql: str, params: dict) -> dict:
 def _measure(minds: list[str], queries: list[str]) -> dict:
     from django.utils import timezone
 
-    from memories.selectors import search
+    from bench.fulltext import text_ranking
+    from memories.selectors.search import tsquery_params
+    from memories.selectors.sql import TEXT_SQL
 
     samples, found = [], []
     for index, q in enumerate([*queries[:WARMUP_QUERIES], *queries]):
         clock = time.perf_counter()
-        ids = search.memories_text_search(mind_id=minds[index % len(minds)], q=q, limit=TEXT_LIMIT)
+        ids = text_ranking(mind_id=minds[index % len(minds)], q=q, limit=TEXT_LIMIT)
         elapsed = (time.perf_counter() - clock) * 1000
         if index >= WARMUP_QUERIES:
             samples.append(elapsed)
@@ -78,10 +80,8 @@ def _measure(minds: list[str], queries: list[str]) -> dict:
     p50, p95 = np.percentile(np.asarray(samples), [50, 95])
     explained = {}
     for q in EXPLAINED_QUERIES:
-        params = {"mind_id": minds[0], "now": timezone.now(), "q": q, "candidates": TEXT_LIMIT}
-        query = search.text_query(q)
-        params.update(search._text_params(query))
-        explained[q] = _explain(search._text_sql(search._WHERE_SQL, query), params)
+        params = {"mind_id": minds[0], "now": timezone.now(), **tsquery_params(q), "candidates": TEXT_LIMIT}
+        explained[q] = _explain(TEXT_SQL, params)
     return {
         "p50_ms": round(float(p50), 2),
         "p95_ms": round(float(p95), 2),

@@ -27,6 +27,7 @@ content: the trace that something happened stays, nothing of the deleted mind do
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import logging
 import os
@@ -36,6 +37,7 @@ from collections import deque
 from typing import NamedTuple
 
 from django.db import connection, transaction
+from psycopg import sql
 
 from memoryproject.embedded.outage import is_database_outage, outage
 from pipelinelog.constants import (
@@ -110,17 +112,28 @@ def _without_deleted_minds(rows: list[Row]) -> list[Row]:
     ]
 
 
+@functools.cache
+def _copy_statement() -> str:
+    """The COPY statement of the log's table and _COLUMNS, composed once (psycopg.sql quotes the
+    names). The model is imported here so that importing the writer never needs the app registry."""
+    from pipelinelog.models import LogEntry
+
+    return (
+        sql.SQL("COPY {table} ({columns}) FROM STDIN")
+        .format(
+            table=sql.Identifier(LogEntry._meta.db_table), columns=sql.SQL(", ").join(map(sql.Identifier, _COLUMNS))
+        )
+        .as_string()
+    )
+
+
 def _copy_records(records: list[tuple]) -> None:
     """COPY prepared records into the table, in a savepoint when a transaction is open.
 
     COPY instead of bulk_create: measured ~22 µs per row against ~128 µs, and the writer
     thread's CPU time is taken from the request threads (one GIL).
     """
-    from pipelinelog.models import LogEntry
-
-    quote = connection.ops.quote_name
-    statement = f"COPY {quote(LogEntry._meta.db_table)} ({', '.join(map(quote, _COLUMNS))}) FROM STDIN"
-    with transaction.atomic(), connection.cursor() as cursor, cursor.copy(statement) as copy:
+    with transaction.atomic(), connection.cursor() as cursor, cursor.copy(_copy_statement()) as copy:
         for record in records:
             copy.write_row(record)
 

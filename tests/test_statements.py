@@ -1,7 +1,8 @@
-"""Every statement a stage of the net runs, printed whole and pinned.
+"""Every hand-written statement the project runs, printed whole and pinned.
 
-A stage's statements live in its `sql.py`, each a module-level constant or an entry of a
-module-level mapping built at import (docs/architecture.md, "synapses/ by stage of the model").
+A stage of the net has its statements in its `sql.py`, the memory selectors theirs in
+`memories/selectors/sql.py`: each a module-level constant or an entry of a module-level mapping
+built at import (docs/architecture.md, "synapses/ by stage of the model").
 This test prints every one of them — every variant of a mapping — into one text and compares it
 with `tests/golden/statements.sql`, so any change to a statement shows in review as a diff of
 that file. After an intended change: `SYNAPSE_GOLDEN_UPDATE=1 make test PYTEST_ARGS=tests/test_statements.py`.
@@ -28,9 +29,8 @@ TABLE_NAME = re.compile(r"\b(?:synapses|memories)_[a-z]+\b")
 
 
 def _sql_modules() -> list[str]:
-    return sorted(
-        ".".join(path.relative_to(ROOT).with_suffix("").parts) for path in (ROOT / "synapses").glob("*/sql.py")
-    )
+    paths = [*(ROOT / "synapses").glob("*/sql.py"), ROOT / "memories" / "selectors" / "sql.py"]
+    return sorted(".".join(path.relative_to(ROOT).with_suffix("").parts) for path in paths)
 
 
 def _statements(module_name: str) -> dict[str, str]:
@@ -57,7 +57,9 @@ def _printed() -> str:
 
 
 def test_every_stage_has_its_statements_in_its_sql_module():
-    assert "synapses.net.sql" in _sql_modules()
+    assert {"synapses.net.sql", "memories.selectors.sql"} <= set(_sql_modules())
+    # Hybrid search: two plans × with or without a tag filter × with or without a category filter.
+    assert sum(1 for name in _statements("memories.selectors.sql") if name.startswith("CANDIDATES_SQL[")) == 8
     assert {"KNOT_PLAN_SQL", "EDGES_INSERT_SQL"} <= set(_statements("synapses.net.sql"))
     assert sum(1 for name in _statements("synapses.net.sql") if name.startswith("EDGE_CANDIDATES_SQL[")) == 32
 

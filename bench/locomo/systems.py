@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from django.db import connection
 from django.utils import timezone
 
+from bench.fulltext import text_ranking
 from memories.embedders import get_embedder
 from memories.models import CURRENT_SQL, Memory
-from memories.selectors.search import memories_search, memories_text_search
+from memories.selectors.search import memories_search
 from minds.models import Mind
 from synapses.promotion.service import memories_promote
 from synapses.resonance.service import resonance_of
@@ -65,10 +66,10 @@ def vector_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:
 
 def fulltext_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:
     """The `limit` best full-text matches of `q` in the mind: the product's own full-text
-    selector (`memories_text_search`, hybrid search's text list), so the question goes through
+    selector (`bench.fulltext.text_ranking`, hybrid search's text list), so the question goes through
     the product's query processing (plain words OR-ed, stop words dropped, phrases, exclusions),
     ranked by ts_rank_cd."""
-    return memories_text_search(mind_id=mind_id, q=q, limit=limit)
+    return text_ranking(mind_id=mind_id, q=q, limit=limit)
 
 
 def hybrid_top_k(*, mind_id: str, q: str, limit: int) -> list[str]:

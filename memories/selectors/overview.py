@@ -15,8 +15,9 @@ from django.db.models.functions import Trunc
 from django.utils import timezone
 
 from memories.keys import key_stem
-from memories.models import CURRENT_SQL, Category, Memory, Priority, Source, current_filter, pending_filter
+from memories.models import Category, Memory, Priority, Source, current_filter, pending_filter
 from memories.selectors.memory import memories_of
+from memories.selectors.sql import MEMORY_COUNT_SQL, SHARED_TAG_COUNT_SQL, TAG_COUNTS_SQL
 from memories.selectors.system import worker_alive
 from memoryproject.core.contributions import contributed_mind_health, contributed_mind_stats, contributed_minds_health
 from memoryproject.core.timeinput import time_before
@@ -126,31 +127,14 @@ def minds_overview(*, mind_ids: Sequence[str], now: datetime | None = None) -> d
 # --- tags ---------------------------------------------------------------------------------------
 
 
-def _expiry_sql(include_expired: bool) -> str:
-    return "" if include_expired else f" AND {CURRENT_SQL}"
-
-
 def mind_tags(*, mind: Mind, limit: int, include_expired: bool = False, now: datetime | None = None) -> dict:
     """GET /memory/tags: each tag with the number of memories carrying it, by count (desc) then
     tag, counted in SQL (unnest + GROUP BY). Expired memories are left out unless asked for."""
     params = {"mind": mind.pk, "now": now or timezone.now(), "limit": limit}
-    expiry = _expiry_sql(include_expired)
-    table = Memory._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            WITH counted AS (
-                SELECT tag, count(*) AS n
-                FROM {table}, unnest(tags) AS tag
-                WHERE mind_id = %(mind)s{expiry}
-                GROUP BY tag
-            )
-            SELECT tag, n, count(*) OVER () FROM counted ORDER BY n DESC, tag LIMIT %(limit)s
-            """,  # noqa: S608 — the table name and the expiry clause are ours, values are parameters
-            params,
-        )
+        cursor.execute(TAG_COUNTS_SQL[include_expired], params)
         rows = cursor.fetchall()
-        cursor.execute(f"SELECT count(*) FROM {table} WHERE mind_id = %(mind)s{expiry}", params)  # noqa: S608
+        cursor.execute(MEMORY_COUNT_SQL[include_expired], params)
         total_memories = cursor.fetchone()[0]
     return {
         "tags": [{"tag": tag, "count": count} for tag, count, _ in rows],
@@ -201,10 +185,7 @@ def memories_related(*, memory: Memory, now: datetime | None = None) -> QuerySet
     if not memory.tags:
         return memories_of(memory.mind_id).none()
     tags = list(memory.tags)
-    shared_count = RawSQL(
-        "cardinality(ARRAY(SELECT unnest(tags) INTERSECT SELECT unnest(%s::varchar[])))",
-        (tags,),
-    )
+    shared_count = RawSQL(SHARED_TAG_COUNT_SQL, (tags,))  # noqa: S611 — a constant statement
     return (
         memories_of(memory.mind_id)
         .filter(current_filter(now or timezone.now()), tags__overlap=tags)

@@ -17,35 +17,7 @@ from datetime import datetime
 from django.db import connection
 
 from synapses.promotion.magnets import content_ngrams, explicit_names, name_key, names_in_grams
-
-# The explicit names the mind knows neither as a name nor as an alias, in key order (so that two
-# transactions creating the same names insert them in the same order and never deadlock). A
-# name another transaction inserts at the same moment waits for it, then conflicts: DO NOTHING
-# (the unique index on (mind, lower(name))), and the SELECT below, a new statement, sees it.
-_INSERT_SQL = """
-INSERT INTO synapses_entity (mind_id, name, aliases, created_at)
-SELECT %(mind)s, given.name, '{}', %(now)s
-  FROM unnest(%(names)s::varchar[]) WITH ORDINALITY AS given(name, n)
- WHERE NOT EXISTS (
-       SELECT 1 FROM synapses_entity AS known
-        WHERE known.mind_id = %(mind)s
-          AND (lower(known.name) = lower(given.name)
-               OR synapses_aliases_lower(known.aliases) @> ARRAY[lower(given.name)]))
- ORDER BY given.n
-ON CONFLICT DO NOTHING
-RETURNING id
-"""
-# The keys arrive as one JSON array: a content's hundred-odd n-grams as a text[] parameter cost
-# the client a regular-expression escape per element (measured: a tenth of a promotion's Python),
-# JSON is encoded in C. The ARRAY(…) subqueries are init plans: their array is a constant for the
-# indexes on lower(name) and on the lower-cased aliases.
-_SELECT_SQL = """
-SELECT id, name, aliases FROM synapses_entity
- WHERE mind_id = %(mind)s
-   AND (lower(name) = ANY(ARRAY(SELECT jsonb_array_elements_text(%(keys)s::jsonb)))
-        OR synapses_aliases_lower(aliases) && ARRAY(SELECT jsonb_array_elements_text(%(keys)s::jsonb)))
- ORDER BY id
-"""
+from synapses.promotion.sql import ENTITIES_INSERT_SQL, ENTITIES_OF_KEYS_SQL
 
 
 @dataclass(frozen=True)
@@ -68,8 +40,7 @@ def explicit_names_create(*, mind_id: str, names: list[str], now: datetime) -> s
     if not explicit:
         return set()
     with connection.cursor() as cursor:
-        cursor.execute(_INSERT_SQL.replace("RETURNING id", "RETURNING lower(name)"),
-                       {"mind": mind_id, "names": explicit, "now": now})  # fmt: skip
+        cursor.execute(ENTITIES_INSERT_SQL["key"], {"mind": mind_id, "names": explicit, "now": now})
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -91,11 +62,11 @@ def memory_entities_resolve(
             created = len(mine)
             created_keys -= mine
         elif explicit:
-            cursor.execute(_INSERT_SQL, {"mind": mind_id, "names": explicit, "now": now})
+            cursor.execute(ENTITIES_INSERT_SQL["id"], {"mind": mind_id, "names": explicit, "now": now})
             created = len(cursor.fetchall())
         grams = content_ngrams(content)
         keys = sorted(grams | {name_key(name) for name in explicit})
-        cursor.execute(_SELECT_SQL, {"mind": mind_id, "keys": json.dumps(keys)})
+        cursor.execute(ENTITIES_OF_KEYS_SQL, {"mind": mind_id, "keys": json.dumps(keys)})
         rows = cursor.fetchall()
     found: list[str] = []
     for _, name, aliases in rows:

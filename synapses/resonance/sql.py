@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
-from memories.selectors.search import TSQUERY_ALTERNATIVES_SQL, TSQUERY_SQL
+from memories.selectors.sql import TSQUERY_ALTERNATIVES_SQL, TSQUERY_SQL
 from memories.selectors.vector_plan import VectorPlan, distance_orders, under_hnsw_settings
 from synapses import constants
 from synapses.net.tables import TABLES
@@ -73,7 +73,7 @@ def text_list_of(plan: VectorPlan, *, excluding: bool) -> TextList:
 
 
 # The query's tsquery is one fixed expression of the parameters words, phrases and excluded
-# (memories.selectors.search.TSQUERY_SQL, tsquery_params(q)), so the statement's text is the
+# (memories.selectors.sql.TSQUERY_SQL, memories.selectors.search.tsquery_params(q)), so the statement's text is the
 # same for every query.
 #
 # EVERY_MATCH (exact plan, a query that excludes words): every full-text match of the mind

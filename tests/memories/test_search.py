@@ -13,9 +13,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bench.fulltext import text_ranking
 from memories.fusion import RRF_K, Ranked, rrf_fuse
 from memories.models import Memory
-from memories.selectors.search import Candidate, TextQuery, memories_text_search, text_query
+from memories.selectors.search import Candidate, TextQuery, text_query
 from memories.services.memory import memory_store
 from minds.access import caller_of
 from tests.embedding_server import fake_server_fixture  # noqa: F401 — a fixture
@@ -143,8 +144,8 @@ def test_the_text_selector_returns_the_ids_of_the_text_list_best_first(mind):
     tea = remember(mind, "Anna likes tea")
     both = remember(mind, "Anna likes tea and chocolate")
     remember(mind, "Tom likes coffee")
-    assert memories_text_search(mind_id=mind.mind.pk, q="chocolate tea", limit=20) == [both.pk, tea.pk]
-    assert memories_text_search(mind_id=mind.mind.pk, q="chocolate tea", limit=1) == [both.pk]
+    assert text_ranking(mind_id=mind.mind.pk, q="chocolate tea", limit=20) == [both.pk, tea.pk]
+    assert text_ranking(mind_id=mind.mind.pk, q="chocolate tea", limit=1) == [both.pk]
 
 
 def test_tags_and_key_are_searched_as_well_as_content(mind):

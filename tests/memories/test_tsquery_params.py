@@ -1,4 +1,4 @@
-"""The search text's tsquery as one fixed expression of parameters (memories.selectors.search
+"""The search text's tsquery as one fixed expression of parameters (memories.selectors.sql
 TSQUERY_SQL, TSQUERY_ALTERNATIVES_SQL, tsquery_params): the same tsquery, term for term, that the
 search writes with only the parts a text has, so a statement built on it ranks as before.
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from memories.selectors.search import TSQUERY_ALTERNATIVES_SQL, TSQUERY_SQL, tsquery_params
+from memories.selectors.search import tsquery_params
+from memories.selectors.sql import TSQUERY_ALTERNATIVES_SQL, TSQUERY_SQL
 
 # A quoted phrase in every configuration (English stems "phrase", the others keep it).
 PHRASE = "'a' <-> 'phrase' | 'phrase' | 'a' <-> 'phras'"
