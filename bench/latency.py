@@ -93,7 +93,7 @@ class Operation:
 OPERATION_NAMES = ("recall", "recall ?q", "search", "semantic search", "resonance", "store")
 
 
-def _operations() -> list[Operation]:
+def operations() -> list[Operation]:
     from memories.selectors.search import SEARCH_MIN_CANDIDATES
 
     # Store last: the reads all see the mind as loaded.
@@ -123,7 +123,7 @@ class Loaded:
     load_s: float
 
 
-def _arguments(argv: list[str]) -> argparse.Namespace:
+def arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench latency", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES), help="memories per mind")
     parser.add_argument("--requests", type=int, default=DEFAULT_REQUESTS, help="timed rounds per operation")
@@ -661,7 +661,7 @@ def table(rows: list[dict], *, unfiltered: dict[int, float]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    args = _arguments(argv)
+    args = arguments(argv)
     django_setup()
 
     import psycopg
@@ -701,10 +701,10 @@ def main(argv: list[str]) -> int:
             # Before any store adds memories the fixture's vectors do not hold.
             recalls = {
                 k: vector_recall(loaded, mind, k=k, seed=args.seed)
-                for k in {operation.vector_k for operation in _operations()} - {None}
+                for k in {operation.vector_k for operation in operations()} - {None}
             }
             recalls["resonance"] = resonance_vector_recall(loaded, mind, k=RESONANCE_LIMIT, seed=args.seed)
-            for operation in _operations():
+            for operation in operations():
                 if args.only and operation.name not in args.only:
                     continue
                 print(f"… {operation.name} at {mind.size}", flush=True)

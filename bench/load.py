@@ -272,7 +272,7 @@ def _run_levels(embedder: str, options: argparse.Namespace, database_url: str) -
     return levels
 
 
-def _levels_table(levels: list[dict]) -> str:
+def levels_table(levels: list[dict]) -> str:
     lines = [
         "| embedder | clients | req/s | store /s · p95 ms | recall /s · p95 ms | search /s · p95 ms "
         "| errors | writes acknowledged / lost |",
@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(results, slowdowns))
     if levels:
         print()
-        print(_levels_table(levels))
+        print(levels_table(levels))
     print(
         f"\nMachine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
         f"{', '.join(f'{v:.2f}' for v in load_before)}, after {', '.join(f'{v:.2f}' for v in load_after)}"

@@ -81,19 +81,13 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def _pending_count(mind_id: str, memory_ids: list[str]) -> int:
-    """Memories of `memory_ids` without a link for their current content (pending promotion)."""
-    from django.db import connection
+def pending_count(mind_id: str, memory_ids: list[str]) -> int:
+    """Memories of `memory_ids` still pending promotion (memories.models.pending_filter, the one definition)."""
+    from django.utils import timezone
 
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """SELECT count(*) FROM memories_memory m
-                WHERE m.mind_id = %s AND m.id = ANY(%s) AND NOT EXISTS (
-                      SELECT 1 FROM synapses_memoryknot l
-                       WHERE l.mind_id = m.mind_id AND l.memory_id = m.id AND l.content_hash = m.content_hash)""",
-            [mind_id, memory_ids],
-        )
-        return cursor.fetchone()[0]
+    from memories.models import Memory, pending_filter
+
+    return Memory.objects.filter(pending_filter(timezone.now()), mind_id=mind_id, pk__in=memory_ids).count()
 
 
 def backend_cpu_s(pid: int) -> float | None:
@@ -291,7 +285,7 @@ def main(argv: list[str]) -> int:
             connections.close_all()  # the workers' connections only while they run
             seconds, reports = _workers_run(workers, database=args.database, mind_id=net.mind_id, batch=args.batch)
             checkpoints_after, buffers_after = checkpointer_counts()
-            pending = _pending_count(net.mind_id, backlog)
+            pending = pending_count(net.mind_id, backlog)
             promoted = len(backlog) - pending
             row = {
                 "workers": workers,

@@ -84,14 +84,14 @@ def _row(ratio: float) -> dict:
 
 
 def test_the_latency_table_flags_the_goal_measures_resonance_and_says_where_promotion_is_measured():
-    from bench.latency import _operations
+    from bench.latency import operations
 
     lines = table([_row(1.5), _row(2.5)], unfiltered={1000: 0.99}).splitlines()
 
     assert lines[2].endswith("met") and not lines[2].endswith("not met")
     assert lines[3].endswith("not met")
     assert "promotion" in lines[-1] and "python -m bench promotion" in lines[-1]
-    resonance = next(op for op in _operations() if op.name == "resonance")
+    resonance = next(op for op in operations() if op.name == "resonance")
     assert (resonance.path, resonance.vector_k) == ("/synapses/resonance", 10)
 
 

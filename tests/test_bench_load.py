@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench.load import _levels_table
+from bench.load import levels_table
 from bench.plots import main as plots_main
 
 
@@ -26,7 +26,7 @@ def _level(clients: int, rate: float, store_p95: float | None) -> dict:
 
 
 def test_the_levels_table_has_a_row_per_client_level_with_its_rate_and_p95s():
-    table = _levels_table([_level(1, 40.0, 9.4), _level(50, 96.0, None)]).splitlines()
+    table = levels_table([_level(1, 40.0, 9.4), _level(50, 96.0, None)]).splitlines()
 
     assert table[2] == "| hashing | 1 | 40.0 | 20.0 · 9 | 10.0 · 12 | 10.0 · 12 | 0 | 1,234 / 0 |"
     # A level where no store finished shows a dash, not a zero.

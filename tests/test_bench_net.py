@@ -177,7 +177,7 @@ def test_before_a_timed_configuration_the_server_checkpoints_where_the_role_may(
 @pytest.mark.django_db(transaction=True)
 def test_a_backlog_is_stored_embedded_and_pending_in_the_nets_mind():
     from bench.net_fixture import backlog_add, net_build
-    from bench.promotion import _pending_count
+    from bench.promotion import pending_count
     from memories.models import Memory
 
     net = net_build(knots=50, seed=5, edge_pairs=1, hnsw=False)
@@ -187,7 +187,7 @@ def test_a_backlog_is_stored_embedded_and_pending_in_the_nets_mind():
     assert backlog.count() == 30
     assert not backlog.exclude(mind_id=net.mind_id).exists()
     assert not backlog.filter(embedding__isnull=True).exists()
-    assert _pending_count(net.mind_id, ids) == 30
+    assert pending_count(net.mind_id, ids) == 30
     assert all(name in memory.content for memory in backlog for name in memory.entities)
 
 
