@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memoryproject.embedded.server import embedded_database_url
 from memoryproject.env import env_bool, env_choice, env_int, env_list, env_str
+from memoryproject.var_secrets import mind_key_pepper
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Local state of a checkout: embedded database, generated secret key, collected static files.
@@ -49,9 +50,16 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-# Mind Key digests use their own secret so rotating SECRET_KEY (sessions, JWTs) does not
-# invalidate every agent's key. Defaults to SECRET_KEY.
-MIND_KEY_PEPPER = env_str("MIND_KEY_PEPPER") or SECRET_KEY
+# Mind Key digests use their own secret, kept in var/ (memoryproject/var_secrets.py), so a new
+# SECRET_KEY or DEBUG=false never invalidates an agent's key; `minds.W001` warns when it would.
+_PGDATA = Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata")
+MIND_KEY_PEPPER_STATE = mind_key_pepper(
+    var_dir=VAR_DIR,
+    configured=env_str("MIND_KEY_PEPPER"),
+    secret_key=SECRET_KEY,
+    database_is_new=EMBEDDED_DATABASE and not (_PGDATA / "PG_VERSION").exists(),
+)
+MIND_KEY_PEPPER = MIND_KEY_PEPPER_STATE.value
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -119,7 +127,7 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(
-    Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata"),
+    _PGDATA,
     # The embedded server's shared buffers (MB); unset: a quarter of the memory, 128 MB to 1 GB.
     shared_buffers_mb=env_int("SYNAPSE_PG_SHARED_BUFFERS_MB", 0, minimum=16) or None,
 )

@@ -14,3 +14,6 @@ class MindsConfig(AppConfig):
 
         # Registers the OpenAPI extensions (auth schemes) before any schema is generated.
         import minds.openapi  # noqa: F401
+
+        # Registers the system checks (minds.W001) and the receivers that revoke tokens.
+        import minds.checks  # noqa: F401
