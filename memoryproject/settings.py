@@ -65,7 +65,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin, its login under the login policy (minds/admin_site.py).
+    "minds.apps.SynapseAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -74,6 +75,8 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "rest_framework_simplejwt",
+    # Refresh tokens rotated at each use and blacklisted (SIMPLE_JWT below; minds/api/tokens.py).
+    "rest_framework_simplejwt.token_blacklist",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -148,13 +151,31 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "synapse-local",
     },
+    # The login policy's counts and lockouts (minds/login_policy.py), in a table of their own so
+    # that nothing clearing the default cache lifts a lockout. Culled only beyond this many rows.
+    "logins": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "synapse_login_attempts",
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    },
 }
 # Where the per-Mind-Key request counts live: `local` (each web process counts on its own, so
 # N processes allow up to N × the rate; no database work per request) or `shared` (exact across
-# processes, six cache statements per request). Login throttles always use the shared cache.
+# processes, six cache statements per request). The login policy has its own cache, `logins`.
 MIND_KEY_THROTTLE_CACHE = {"local": "local", "shared": "default"}[
     env_choice("MIND_KEY_THROTTLE_CACHE", "local", ("local", "shared"))
 ]
+
+# --- Login policy (minds/login_policy.py; docs/api-accounts.md → The login policy) ----------
+# One policy for /login, /accounts/login/ and /admin/login/. Wrong passwords per (account,
+# address) within the window before that address is locked out of that account (the next attempt
+# is refused), and for how long (seconds).
+LOGIN_WINDOW_SECONDS = 60
+LOGIN_LOCKOUT_FAILURES = env_int("LOGIN_LOCKOUT_FAILURES", 10, minimum=1)
+LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900, minimum=1)
+# Wrong passwords per client address, whatever the account, within the window.
+LOGIN_ADDRESS_FAILURES = env_int("LOGIN_ADDRESS_FAILURES", 30, minimum=1)
+# --- End of the login policy ----------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -240,15 +261,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "memoryproject.contract_schema.ContractAutoSchema",
     "EXCEPTION_HANDLER": "memoryproject.core.exceptions.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    # Counts Mind Key calls only (per key); /login adds its own per-address and per-email throttles.
+    # Counts Mind Key calls only (per key); logins follow minds/login_policy.py instead.
     "DEFAULT_THROTTLE_CLASSES": ["minds.throttling.MindKeyRateThrottle"],
     # Reverse proxies in front of the server: 0 trusts only REMOTE_ADDR for the client address,
     # so a client cannot dodge per-address throttles with a forged X-Forwarded-For.
     "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),
     "DEFAULT_THROTTLE_RATES": {
-        # Attempts per client address and per email at /login; brute force is slowed, typos are not.
-        "login_ip": env_str("THROTTLE_LOGIN_IP") or "30/min",
-        "login_email": env_str("THROTTLE_LOGIN_EMAIL") or "10/min",
         # New accounts per client address; a script cannot mint accounts by the thousand.
         "register_ip": env_str("THROTTLE_REGISTER_IP") or "20/hour",
         # Requests per Mind Key; an agent in a loop is stopped before it floods the mind.
@@ -261,6 +279,9 @@ SIMPLE_JWT = {
     "REFRESH_TOKEN_LIFETIME": timedelta(days=env_int("JWT_REFRESH_DAYS", 14, minimum=1)),
     "AUTH_HEADER_TYPES": ("Bearer",),
     "UPDATE_LAST_LOGIN": True,
+    # Each refresh answers a new refresh token and blacklists the one it used: it works once.
+    "ROTATE_REFRESH_TOKENS": True,
+    "BLACKLIST_AFTER_ROTATION": True,
 }
 
 SPECTACULAR_SETTINGS = {
