@@ -45,7 +45,8 @@ class PolicedLoginMixin:
 
     def _check(self):
         # As typed (the UI's form lower-cases it in clean_username; the admin's usernames are as made).
-        user = authenticate(self.request, username=self.cleaned_data["username"], password=self.cleaned_data["password"])
+        username, password = self.cleaned_data["username"], self.cleaned_data["password"]
+        user = authenticate(self.request, username=username, password=password)
         if user is None:
             return None
         try:

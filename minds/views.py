@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryproject.core.domain import Conflict
 from memoryproject.core.ui_pages import form_add_domain_error, ui_view
 from minds.access import Access, mind_get_for
+from minds.admin_site import refused_login
 from minds.forms import EmailAuthenticationForm, KeyIssueForm, MindForm, RegisterForm, ShareCreateForm, ShareUpdateForm
 from minds.models import Mind
 from minds.selectors import mind_key_get, mind_keys_list, mind_share_get, mind_shares_list
@@ -39,7 +40,6 @@ from minds.services import (
     mind_update,
     user_register,
 )
-from minds.admin_site import refused_login
 from minds.throttling import RegisterIPRateThrottle
 
 DASHBOARD = "ui-dashboard"

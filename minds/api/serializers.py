@@ -47,9 +47,7 @@ class UserSerializer(serializers.Serializer):
 
 class TokenPairSerializer(serializers.Serializer):
     access = serializers.CharField(help_text="JWT for `Authorization: Bearer …`; short-lived.")
-    refresh = serializers.CharField(
-        help_text="Exchange once at /token/refresh for a new pair; revoke at /logout."
-    )
+    refresh = serializers.CharField(help_text="Exchange once at /token/refresh for a new pair; revoke at /logout.")
 
 
 class RegisteredSerializer(TokenPairSerializer):
