@@ -113,9 +113,14 @@ def _epoch(user) -> int:
 
 
 def _pair(user, *, sid: str) -> TokenPair:
-    refresh = RefreshToken.for_user(user)  # recorded as outstanding, so it can be blacklisted
+    # RefreshToken.for_user, with the login's claims in before it is recorded as outstanding
+    # (the record a blacklisting points at, and what the admin lists).
+    refresh = RefreshToken()
+    user_id = getattr(user, jwt_settings.USER_ID_FIELD)
+    refresh[jwt_settings.USER_ID_CLAIM] = user_id if isinstance(user_id, int) else str(user_id)
     refresh[EPOCH_CLAIM] = _epoch(user)
     refresh[SESSION_CLAIM] = sid
+    refresh.outstand()
     return TokenPair(access=str(refresh.access_token), refresh=str(refresh))
 
 
