@@ -16,7 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memoryproject.embedded.server import embedded_database_url
 from memoryproject.env import env_bool, env_choice, env_int, env_list, env_str
-from memoryproject.var_secrets import mind_key_pepper
+from memoryproject.var_secrets import SECRET_KEY_FILE_NAME, mind_key_pepper
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Local state of a checkout: embedded database, generated secret key, collected static files.
@@ -41,7 +41,7 @@ def _secret_key() -> str:
         )
     # Local use (debugging, or the embedded server whatever DEBUG says): generate once and keep
     # it, so sessions and JWTs survive restarts and every manage.py command works as written.
-    key_file = VAR_DIR / "secret_key"
+    key_file = VAR_DIR / SECRET_KEY_FILE_NAME
     if not key_file.exists():
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         key_file.write_text(secrets.token_urlsafe(50))

@@ -3,18 +3,19 @@ written by the settings themselves).
 
 Django-free: the settings call it before Django is set up.
 
-The pepper keys every Mind Key digest, so it must never change under existing keys. It is kept in
-`var/mind_key_pepper` the first time the settings load, and read from there ever after, whatever
-`SECRET_KEY` and `DEBUG` say later. Its first value:
+The pepper keys every Mind Key digest, so it must never change under existing keys.
 
-- `MIND_KEY_PEPPER` from the environment, when set;
-- else random, when the checkout's embedded database does not exist yet (no key can exist);
-- else the secret key in effect: before this file existed every key was made with
-  `MIND_KEY_PEPPER or SECRET_KEY`, so an existing `var/` (or a `DATABASE_URL` deployment) keeps
-  the value its keys were made with and none of them breaks.
-
-`MIND_KEY_PEPPER` set later to another value than the file's wins (an operator's explicit
-choice), and the check `minds.W001` warns while Mind Keys exist.
+- `MIND_KEY_PEPPER` from the environment, when set, is the pepper (an operator's explicit choice);
+  nothing is written. When `var/mind_key_pepper` holds another value, the check `minds.W001`
+  warns while Mind Keys exist.
+- Otherwise the pepper is kept in `var/mind_key_pepper`, written the first time the settings load
+  and read from there ever after, whatever `SECRET_KEY` and `DEBUG` say later. Its first value is
+  random when the checkout's embedded database does not exist yet (no key can exist), else the
+  value the existing keys were made with — before this file existed, `MIND_KEY_PEPPER or
+  SECRET_KEY` — so none of them breaks: `var/secret_key` when it exists (it is written only
+  while no SECRET_KEY is given, so a checkout that has one made its keys with it, even when this
+  first start already brings a new SECRET_KEY, going to production), else the SECRET_KEY given
+  (a `DATABASE_URL` deployment, which always had to give it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PEPPER_FILE_NAME = "mind_key_pepper"
+# Where the settings keep the secret key they generate (memoryproject/settings.py, _secret_key).
+SECRET_KEY_FILE_NAME = "secret_key"  # noqa: S105 (a file name, not a secret)
 
 
 @dataclass(frozen=True)
@@ -50,11 +53,15 @@ def mind_key_pepper(*, var_dir: Path, configured: str | None, secret_key: str, d
     if path.exists():
         kept, origin = path.read_text().strip(), "file"
     elif configured:
+        # Not written: a process given its pepper (a test run, a one-off command) must not decide
+        # the pepper of the checkout's var/.
         kept, origin = configured, "environment"
-    elif database_is_new:
-        kept, origin = secrets.token_urlsafe(50), "random"
     else:
-        kept, origin = secret_key, "secret_key"
-    if origin != "file":
+        if database_is_new:
+            kept, origin = secrets.token_urlsafe(50), "random"
+        else:
+            generated = var_dir / SECRET_KEY_FILE_NAME
+            kept = generated.read_text().strip() if generated.exists() else secret_key
+            origin = "secret_key"
         _kept_write(path, kept)
     return Pepper(value=configured or kept, kept=kept, origin=origin)

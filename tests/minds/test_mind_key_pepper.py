@@ -54,16 +54,25 @@ def test_an_old_var_keeps_the_secret_key_its_keys_were_made_with_through_debug_o
     # The digest an old key was stored with: HMAC-SHA256 keyed with the old secret key.
     old_digest = hmac.new(OLD_SECRET.encode(), b"mk_0123abcd_agent-key", hashlib.sha256).hexdigest()
 
-    first = _settings_pepper(var_dir, DEBUG="true", DATABASE_URL=UNUSED_DATABASE)
-    production = _settings_pepper(
-        var_dir, DEBUG="false", SECRET_KEY="a-new-production-secret-" + "n" * 30, DATABASE_URL=UNUSED_DATABASE
-    )
+    # The first start of the new release is already the production one: a new secret, DEBUG off.
+    production = {"DEBUG": "false", "DATABASE_URL": UNUSED_DATABASE}
+    first = _settings_pepper(var_dir, **production, SECRET_KEY="a-new-production-secret-" + "n" * 30)
+    later = _settings_pepper(var_dir, **production, SECRET_KEY="rotated-again-" + "r" * 40)
+    local = _settings_pepper(var_dir, DEBUG="true", DATABASE_URL=UNUSED_DATABASE)
 
     assert first == [OLD_SECRET, OLD_SECRET, "secret_key"]
     assert (var_dir / PEPPER_FILE_NAME).read_text() == OLD_SECRET
-    assert production == [OLD_SECRET, OLD_SECRET, "file"]
-    assert hmac.new(production[0].encode(), b"mk_0123abcd_agent-key", hashlib.sha256).hexdigest() == old_digest
+    assert later == local == [OLD_SECRET, OLD_SECRET, "file"]
+    assert hmac.new(later[0].encode(), b"mk_0123abcd_agent-key", hashlib.sha256).hexdigest() == old_digest
     assert (var_dir / PEPPER_FILE_NAME).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_deployment_without_var_secret_key_keeps_the_secret_key_it_is_given(tmp_path):
+    first = mind_key_pepper(var_dir=tmp_path, configured=None, secret_key="env-secret", database_is_new=False)
+    later = mind_key_pepper(var_dir=tmp_path, configured=None, secret_key="rotated", database_is_new=False)
+
+    assert (first.value, first.origin) == ("env-secret", "secret_key")
+    assert (later.value, later.origin, later.changed) == ("env-secret", "file", False)
 
 
 def test_a_new_database_gets_a_random_pepper_of_its_own(tmp_path):
@@ -76,14 +85,15 @@ def test_a_new_database_gets_a_random_pepper_of_its_own(tmp_path):
     assert (again.value, again.origin) == (pepper.value, "file")
 
 
-def test_a_configured_pepper_is_kept_and_a_later_different_one_is_a_change(tmp_path):
-    first = mind_key_pepper(var_dir=tmp_path, configured="pepper-one", secret_key="s", database_is_new=False)
-    later = mind_key_pepper(var_dir=tmp_path, configured="pepper-two", secret_key="s", database_is_new=False)
-    unset = mind_key_pepper(var_dir=tmp_path, configured=None, secret_key="s", database_is_new=False)
+def test_a_configured_pepper_wins_writes_nothing_and_is_a_change_against_a_kept_one(tmp_path):
+    configured = mind_key_pepper(var_dir=tmp_path, configured="pepper-one", secret_key="s", database_is_new=False)
+    assert not (tmp_path / PEPPER_FILE_NAME).exists()
+    kept = mind_key_pepper(var_dir=tmp_path, configured=None, secret_key="old-secret", database_is_new=False)
+    overridden = mind_key_pepper(var_dir=tmp_path, configured="pepper-two", secret_key="s", database_is_new=False)
 
-    assert (first.value, first.origin, first.changed) == ("pepper-one", "environment", False)
-    assert (later.value, later.kept, later.changed) == ("pepper-two", "pepper-one", True)
-    assert (unset.value, unset.changed) == ("pepper-one", False)
+    assert (configured.value, configured.origin, configured.changed) == ("pepper-one", "environment", False)
+    assert (kept.value, kept.origin) == ("old-secret", "secret_key")
+    assert (overridden.value, overridden.kept, overridden.changed) == ("pepper-two", "old-secret", True)
 
 
 def test_w001_warns_when_the_pepper_would_change_under_existing_keys(db, owner, settings):
