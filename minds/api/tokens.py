@@ -19,7 +19,7 @@ from django.db.models import Exists, OuterRef
 from rest_framework import exceptions
 from rest_framework_simplejwt.exceptions import ExpiredTokenError, TokenError
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
-from rest_framework_simplejwt.tokens import AccessToken, RefreshToken, Token, UntypedToken
+from rest_framework_simplejwt.tokens import AccessToken, BlacklistMixin, RefreshToken, Token, UntypedToken
 from rest_framework_simplejwt.utils import datetime_from_epoch
 
 from minds.models import RevokedSession, TokenEpoch
@@ -113,11 +113,10 @@ def _epoch(user) -> int:
 
 
 def _pair(user, *, sid: str) -> TokenPair:
-    # RefreshToken.for_user, with the login's claims in before it is recorded as outstanding
-    # (the record a blacklisting points at, and what the admin lists).
-    refresh = RefreshToken()
-    user_id = getattr(user, jwt_settings.USER_ID_FIELD)
-    refresh[jwt_settings.USER_ID_CLAIM] = user_id if isinstance(user_id, int) else str(user_id)
+    # RefreshToken.for_user without the blacklist mixin's part (Token.for_user: the user's claims),
+    # so the login's claims are in before the token is recorded as outstanding (the record a
+    # blacklisting points at, and what the admin lists).
+    refresh = super(BlacklistMixin, RefreshToken).for_user(user)
     refresh[EPOCH_CLAIM] = _epoch(user)
     refresh[SESSION_CLAIM] = sid
     refresh.outstand()
