@@ -15,9 +15,11 @@ Wrong passwords are counted once, here, whichever door they came through (docs/a
 
 Counts live in their own database cache (`logins`, table `synapse_login_attempts`, made by
 `createcachetable`), visible to every process. Each attempt of one account holds a transaction-level
-advisory lock from the check to the count, so parallel guesses are counted one after another and
-none slips past the lockout. Accounts and addresses are hashed into the cache keys: the table
-holds no email or address in clear.
+advisory lock from the check to the count, so parallel guesses at one account are counted one
+after another and none slips past the lockout or the delay. (The per-address count across
+accounts is not serialised — that would queue every login behind one NAT — so parallel attempts
+on different accounts may undercount it.) Accounts and addresses are hashed into the cache keys:
+the table holds no email or address in clear.
 
 Knows nothing of HTTP: the doors pass the email and the client address.
 """
@@ -64,7 +66,8 @@ class Refusal:
 
 
 def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    # surrogatepass: whatever string a body held hashes (a lone surrogate is not this code's to refuse).
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _keys(account: str, address: str) -> dict[str, str]:
@@ -113,7 +116,7 @@ def _failure_count(keys: dict[str, str], address_hash: str, now: float) -> None:
     lockout = settings.LOGIN_LOCKOUT_SECONDS
     found = cache.get_many([keys["failures"], keys["account"], keys["address"]])
     recent = [at for at in found.get(keys["failures"], []) if now - at < window] + [now]
-    account = found.get(keys["account"]) or {"failures": 0, "last": now, "locked": []}
+    account = found.get(keys["account"]) or {"failures": 0, "last": now, "locked": {}}
     if now - account["last"] >= window:
         account["failures"] = 0
     account["failures"] += 1
@@ -125,7 +128,10 @@ def _failure_count(keys: dict[str, str], address_hash: str, now: float) -> None:
     if len(recent) >= settings.LOGIN_LOCKOUT_FAILURES:
         cache.set(keys["lock"], now + lockout, timeout=lockout)
         cache.delete(keys["failures"])
-        account["locked"] = sorted({*account["locked"], address_hash})
+        # The addresses locked out of the account, with when: what `unlock` lifts. Few: the
+        # account's delay lets at most one wrong password in 10 s through, from all addresses.
+        account["locked"] = {at: until for at, until in account["locked"].items() if until > now}
+        account["locked"][address_hash] = now + lockout
     else:
         cache.set(keys["failures"], recent, timeout=window)
     # The account's record lives as long as a lock it lists, so `unlock` can find every one.
@@ -172,10 +178,11 @@ def login_unlock(*, email: str) -> int:
     """Lifts every lockout and the delay of the account of `email`; the number of locks lifted."""
     account_hash = _hash(email_normalize(email))
     cache = _cache()
-    account = cache.get(f"acct:{account_hash}") or {"locked": []}
-    lifted = [address for address in account["locked"] if cache.get(f"lock:{account_hash}:{address}") is not None]
+    account = cache.get(f"acct:{account_hash}") or {"locked": {}}
+    now = time.time()
+    lifted = sum(1 for until in account["locked"].values() if until > now)
     cache.delete_many(
         [f"acct:{account_hash}"]
         + [f"{kind}:{account_hash}:{address}" for address in account["locked"] for kind in ("lock", "fail")]
     )
-    return len(lifted)
+    return lifted

@@ -56,7 +56,12 @@ class RegisterIPRateThrottle(_LiveRateThrottle):
         return self.key_for(self.get_ident(request))
 
 
+UNKNOWN_ADDRESS = "unknown"
+
+
 def client_address(request) -> str:
     """The client address of a Django or DRF request, read as the throttles read it: REMOTE_ADDR,
     or X-Forwarded-For behind NUM_PROXIES (so a client cannot forge one without a proxy)."""
-    return BaseThrottle().get_ident(request)
+    # A request without REMOTE_ADDR (not over a socket: a test client, some WSGI servers) is one
+    # unknown address rather than none.
+    return BaseThrottle().get_ident(request) or UNKNOWN_ADDRESS

@@ -185,3 +185,12 @@ def test_unlock_of_an_account_without_lockouts_lifts_none(account):
     call_command("unlock", "nobody@example.com", stdout=out)
 
     assert "0 lockout(s) lifted" in out.getvalue()
+
+
+def test_a_request_without_a_client_address_is_counted_as_one_unknown_address(account):
+    def attempt(password: str) -> int:
+        body = {"email": EMAIL, "password": password}
+        return APIClient().post("/login", body, format="json", REMOTE_ADDR=None).status_code
+
+    assert [attempt(f"wrong {n}") for n in range(10)] == [401] * 10
+    assert attempt(PASSWORD) == 429
