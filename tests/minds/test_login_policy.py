@@ -7,19 +7,22 @@ Each test starts from an empty `logins` cache (asserted): its rows live in the t
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
-from minds.login_policy import account_delay_seconds
+from minds.login_policy import LOGIN_CACHE, account_delay_seconds
 
 EMAIL = "root@example.com"
 PASSWORD = "the right password 42"
@@ -194,3 +197,26 @@ def test_a_request_without_a_client_address_is_counted_as_one_unknown_address(ac
 
     assert [attempt(f"wrong {n}") for n in range(10)] == [401] * 10
     assert attempt(PASSWORD) == 429
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_guesses_at_one_account_are_counted_one_after_another():
+    """16 wrong passwords at once, each request on its own connection: the account's advisory lock
+    lets exactly 10 be looked at; the other 6 find the lockout."""
+    get_user_model().objects.create_user(username=EMAIL, email=EMAIL, password=PASSWORD)
+    start = threading.Barrier(16)
+
+    def guess(n: int) -> int:
+        try:
+            start.wait()
+            return _api(EMAIL, f"wrong {n}", ATTACKER).status
+        finally:
+            connection.close()
+
+    try:
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            answers = sorted(pool.map(guess, range(16)))
+    finally:
+        caches[LOGIN_CACHE].clear()  # a table of no model: the flush after the test leaves it
+
+    assert answers == [401] * 10 + [429] * 6
