@@ -75,7 +75,8 @@ class ContractAutoSchema(AutoSchema):
     - 404 where the path names an object or the operation acts on a mind a human names;
     - 409 on the memory writes (POST/PUT/PATCH of an operation a Mind Key may call);
     - 415 where the operation reads a request body;
-    - 429 where a Mind Key may call (per-key throttle) or the view throttles on its own (/login).
+    - 429 where a Mind Key may call (per-key throttle) or the view throttles on its own (/register);
+      /login declares its 429 itself (the login policy, minds/login_policy.py, is no DRF throttle).
     """
 
     def get_override_parameters(self) -> list:
