@@ -83,8 +83,14 @@ def snapshot(mind) -> dict:
         )  # fmt: skip
     edges = {
         (knot_names[edge.source_id], knot_names[edge.target_id]): (
-            edge.weight_raw, edge.weight_anchor, edge.layers, sorted(entity_names[pk] for pk in edge.shared_entities),
-            edge.shared_themes, edge.time_distance, edge.cosine_initial, edge.created_at,
+            edge.weight_raw,
+            edge.weight_anchor,
+            edge.layers,
+            sorted(entity_names[pk] for pk in edge.shared_entities),
+            edge.shared_themes,
+            edge.time_distance,
+            edge.cosine_initial,
+            edge.created_at,
         )  # fmt: skip
         for edge in Edge.objects.filter(mind=mind)
     }
@@ -116,7 +122,6 @@ def test_an_export_restored_twice_by_the_command_equals_its_source(source, owner
     assert f"0 imported (0 created, 0 updated), {MEMORIES} skipped" in second
     assert f"knots 0 created / {MEMORIES + 1} skipped" in second
     assert snapshot(target) == expected
-
 
 
 @pytest.mark.django_db(transaction=True)
