@@ -8,6 +8,7 @@ import io
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django_q.conf import Conf
 
@@ -16,6 +17,7 @@ from memories.models import Memory
 from minds.services import mind_create
 from synapses.models import Edge, Entity, Goal, Knot, KnotPresence
 from synapses.promotion.service import memories_promote
+from tests.conftest import client_with_token
 from tests.memories.insights_support import T0, agent_caller, remember
 
 pytestmark = pytest.mark.django_db
@@ -136,3 +138,28 @@ def test_a_worker_that_promotes_at_every_commit_cannot_race_the_restore(source, 
     target = mind_create(owner=owner.user, name="Restored")[0]
     run(path, target.pk)
     assert snapshot(target) == expected
+
+
+def test_the_same_export_goes_in_over_the_api_under_the_import_paths_own_bound(source, owner, tmp_path):
+    path = _exported(source, tmp_path)
+    # The hashing embedder's vectors print short (many zeros): the file is ~0.8 MB where a real
+    # embedder's export of the same 61 memories passes 1.4 MB. Whitespace after the document takes
+    # it over the 1 MiB every other path allows, as JSON still.
+    body = path.read_bytes() + b" " * settings.MAX_REQUEST_BODY_BYTES
+    target, issued = mind_create(owner=owner.user, name="Restored")
+    client = client_with_token(issued.plaintext)
+    assert client.post("/memory", body, content_type="application/json").status_code == 413
+
+    answer = client.post("/mind/import", body, content_type="application/json")
+
+    assert answer.status_code == 200, answer.content[:300]
+    assert snapshot(target) == snapshot(source.mind)
+
+
+def test_a_body_over_the_import_paths_bound_answers_413_naming_it(mind):
+    limit = settings.MAX_REQUEST_BODY_BYTES_BY_PATH["/mind/import"]
+    answer = mind.agent.generic(
+        "POST", "/mind/import/", b"{}", content_type="application/json", CONTENT_LENGTH=str(limit + 1)
+    )
+    assert answer.status_code == 413
+    assert f"the limit is {limit} bytes (32 MiB)" in answer.json()["error"]["message"]
