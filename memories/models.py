@@ -249,6 +249,7 @@ class AuditAction(models.TextChoices):
     VERIFIED = "verified"
     UNVERIFIED = "unverified"
     IMPORTED = "imported"
+    PURGED = "purged"  # its earlier versions were erased (DELETE /memory/{id}/versions)
 
 
 class MemoryAudit(models.Model):
