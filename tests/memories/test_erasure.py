@@ -19,6 +19,7 @@ from pipelinelog.spans import span
 from pipelinelog.tasks import erasure_apply
 from synapses.models import Entity, Knot
 from synapses.promotion.service import memories_promote
+from tests.ui.conftest import logged_in
 
 pytestmark = pytest.mark.django_db
 
@@ -182,3 +183,20 @@ def test_purging_earlier_versions_erases_a_pasted_secret_and_keeps_the_memory(mi
 def test_purging_a_memory_of_another_mind_answers_404(mind, other_mind):
     memory_id = other_mind.agent.post("/memory", {"category": "fact", "content": "mine"}, format="json").json()["id"]
     assert mind.agent.delete(f"/memory/{memory_id}/versions").status_code == 404
+
+
+def test_the_memory_page_has_a_button_that_erases_earlier_versions(owner, reader, mind):
+    memory_id = mind.agent.post("/memory", {"category": "fact", "content": SECRET_CONTENT, "salience": 0.9},
+                                format="json").json()["id"]  # fmt: skip
+    memories_promote(memory_ids=[memory_id], now_all=True)
+    mind.agent.patch(f"/memory/{memory_id}", {"content": "The PIN is in the safe"}, format="json")
+    client = logged_in(owner)
+    action = f"/app/memories/{memory_id}/versions/purge/"
+    assert f'action="{action}"' in client.get(f"/app/memories/{memory_id}/").content.decode()
+    assert logged_in(reader).post(action).status_code == 403
+
+    response = client.post(action)
+
+    assert response.status_code == 302 and response["Location"] == f"/app/memories/{memory_id}/"
+    assert not Knot.objects.filter(memory_id=memory_id).exists()
+    assert Erasure.objects.filter(memory_id=memory_id, reason=ErasureReason.VERSIONS_PURGED).exists()
