@@ -200,3 +200,16 @@ def test_the_memory_page_has_a_button_that_erases_earlier_versions(owner, reader
     assert response.status_code == 302 and response["Location"] == f"/app/memories/{memory_id}/"
     assert not Knot.objects.filter(memory_id=memory_id).exists()
     assert Erasure.objects.filter(memory_id=memory_id, reason=ErasureReason.VERSIONS_PURGED).exists()
+
+
+def test_deleting_a_mind_erases_it_and_records_that_it_happened(owner, mind):
+    memory_id = mind.agent.post("/memory", {"category": "fact", "content": SECRET_CONTENT}, format="json").json()["id"]
+    memories_promote(memory_ids=[memory_id], now_all=True)
+    assert "pipelinelog_logentry.content" in tables_holding(SECRET)
+
+    assert owner.client.delete(f"/minds/{mind.mind.pk}").status_code in (200, 204)
+    erasure_apply()
+
+    assert tables_holding(SECRET) == []
+    record = Erasure.objects.get(mind_id=mind.mind.pk)
+    assert (record.reason, record.memory_id, record.applied_at is not None) == (ErasureReason.MIND_DELETED, "", True)
