@@ -56,7 +56,8 @@ def _summaries_rewrite(memory: Memory, *, gone: bool, caller: Caller, turn_id: s
     Returns the summaries' former contents (they quoted it) and their erased knots' contents."""
     summaries = list(
         Memory.objects.select_for_update(of=("self",))
-        .filter(mind_id=memory.mind_id, attributes__contains={COMPACTED_FROM: [memory.pk]})
+        .filter(mind_id=memory.mind_id, attributes__has_key=COMPACTED_FROM)  # memory_summary_idx
+        .filter(attributes__contains={COMPACTED_FROM: [memory.pk]})
         .exclude(pk=memory.pk)
     )
     texts: list[str] = []

@@ -119,7 +119,6 @@ def test_a_deleted_secret_is_in_no_table_once_the_logs_task_ran(secret_everywher
     after_request = tables_holding(SECRET)
     assert [place for place in after_request if not place.startswith(("pipelinelog", "django_q"))] == []
     assert "pipelinelog_erasure.texts" in after_request  # what the task will look for, until it ran
-    assert Schedule.objects.filter(name=ERASURE_SOON_SCHEDULE).count() <= 1
 
     totals = erasure_apply()
 
@@ -213,3 +212,17 @@ def test_deleting_a_mind_erases_it_and_records_that_it_happened(owner, mind):
     assert tables_holding(SECRET) == []
     record = Erasure.objects.get(mind_id=mind.mind.pk)
     assert (record.reason, record.memory_id, record.applied_at is not None) == (ErasureReason.MIND_DELETED, "", True)
+
+
+def test_a_deletion_schedules_one_run_thirty_seconds_after_its_commit(mind, django_capture_on_commit_callbacks):
+    ids = [mind.agent.post("/memory", {"category": "fact", "content": f"note {n}"}, format="json").json()["id"]
+           for n in range(2)]  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        mind.agent.delete(f"/memory/{ids[0]}")
+    with django_capture_on_commit_callbacks(execute=True):
+        mind.agent.delete(f"/memory/{ids[1]}")
+
+    (soon,) = Schedule.objects.filter(name=ERASURE_SOON_SCHEDULE)
+    assert (soon.func, soon.schedule_type, soon.repeats) == ("pipelinelog.tasks.erasure_apply", Schedule.ONCE, -1)
+    assert timedelta(seconds=25) < soon.next_run - timezone.now() <= timedelta(seconds=30)
+    assert Erasure.objects.filter(applied_at__isnull=True).count() == 2
