@@ -209,7 +209,13 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 # --- Request limits -------------------------------------------------------------------------
 # Largest accepted request body in bytes; larger bodies answer 413.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
-DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# Paths whose bodies may be larger (the path without a trailing slash → bytes). An export carries
+# each knot's vector as JSON numbers (~8 KB a knot), so a mind of ~50 memories with its net passes
+# 1 MiB; 32 MiB takes an export of the 1,000 memories one import call allows, with their net.
+MAX_REQUEST_BODY_BYTES_BY_PATH = {"/mind/import": 32 * 1024 * 1024}
+# Django's own check when a view reads the body: the largest bound; the body-size middleware
+# (memoryproject.core.middleware) holds every other path to MAX_REQUEST_BODY_BYTES first.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(MAX_REQUEST_BODY_BYTES, *MAX_REQUEST_BODY_BYTES_BY_PATH.values())
 # Longest accepted URL, path and query string together, percent-encoded (bytes); longer answers
 # 414. Room for a `q` of its 5,000 characters even when every one is a 4-byte UTF-8 character
 # (5,000 × 12 bytes encoded = 60,000) plus the other parameters.

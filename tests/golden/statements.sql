@@ -201,6 +201,35 @@ SELECT count(*),
 -- minds.sql.LOGIN_ACCOUNT_LOCK_SQL
 SELECT pg_advisory_xact_lock(%s, %s)
 
+-- pipelinelog.sql.ERASURE_BODIES_SQL
+UPDATE pipelinelog_logentry
+SET content = jsonb_set(content, ARRAY['body'], to_jsonb(%(erased)s::text))
+WHERE span_id = ANY(%(span_ids)s::uuid[])
+  AND kind = 'input'
+  AND content ? 'body'
+  AND content -> 'body' <> 'null'::jsonb
+  AND content -> 'body' <> to_jsonb(%(erased)s::text)
+
+-- pipelinelog.sql.ERASURE_ROWS_SQL
+SELECT id, content
+FROM pipelinelog_logentry
+WHERE mind_id = %(mind_id)s
+  AND created_at >= %(since)s
+  AND id > %(after)s
+  AND content IS NOT NULL
+  AND EXISTS (SELECT 1 FROM unnest(%(needles)s::text[]) AS needle WHERE strpos(content::text, needle) > 0)
+ORDER BY id
+LIMIT %(limit)s
+
+-- pipelinelog.sql.ERASURE_WRITING_SPANS_SQL
+SELECT DISTINCT span_id
+FROM pipelinelog_logentry
+WHERE mind_id = %(mind_id)s
+  AND created_at >= %(since)s
+  AND kind = 'db_write'
+  AND span_id IS NOT NULL
+  AND strpos(content::text, %(quoted_id)s) > 0
+
 -- synapses.net.sql.EDGES_INSERT_SQL
 INSERT INTO synapses_edge (mind_id, source_id, target_id, weight_raw, weight_anchor, layers, shared_entities,
                     shared_themes, time_distance, cosine_initial, layer_count, created_at)
