@@ -118,8 +118,10 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
+# The embedded server's data directory (used only while EMBEDDED_DATABASE).
+EMBEDDED_PGDATA = Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata")
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(
-    Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata"),
+    EMBEDDED_PGDATA,
     # The embedded server's shared buffers (MB); unset: a quarter of the memory, 128 MB to 1 GB.
     shared_buffers_mb=env_int("SYNAPSE_PG_SHARED_BUFFERS_MB", 0, minimum=16) or None,
 )
@@ -275,6 +277,8 @@ SPECTACULAR_SETTINGS = {
 Q_CLUSTER = {
     "name": "synapse",
     "orm": "default",  # the ORM broker: no Redis needed
+    # … whose pusher and monitor wait out a database outage instead of dying with tracebacks.
+    "broker_class": "memoryproject.embedded.outage_broker.OutageTolerantORM",
     "workers": env_int("WORKER_PROCESSES", 2, minimum=1),
     # A task may run this long (seconds) before it is killed; `retry` must exceed it.
     "timeout": env_int("WORKER_TIMEOUT", 300, minimum=1),

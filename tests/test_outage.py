@@ -425,7 +425,7 @@ def test_a_new_connection_ends_the_outage_with_one_line(no_outage, caplog):
 
     assert len(caplog.records) == 1
     assert re.fullmatch(
-        r"The database is reachable again after \d+\.\d s \(1 more database errors were not logged\)\.",
+        r"The database is reachable again after \d+\.\d s \(pid \d+; 1 more database errors were not logged\)\.",
         caplog.records[0].getMessage(),
     )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -64,9 +65,12 @@ class OutageState:
             return True
 
     def first_line(self, error: BaseException) -> str:
+        # The pid tells the processes apart (gunicorn's workers, django-q2's sentinel, monitor,
+        # pusher and workers): each says it once.
         return (
-            f"The database is unavailable ({_one_line(error)}); answering 503 with Retry-After: "
-            f"{DATABASE_RETRY_AFTER_SECONDS} and logging nothing more about it until it is back."
+            f"The database is unavailable ({_one_line(error)}); the API answers 503 with Retry-After: "
+            f"{DATABASE_RETRY_AFTER_SECONDS}, and this process (pid {os.getpid()}) logs nothing more "
+            "about it until it is back."
         )
 
     def report(self, error: BaseException) -> None:
@@ -83,8 +87,9 @@ class OutageState:
             self.since = None
             self.suppressed = 0
         logger.warning(
-            "The database is reachable again after %.1f s (%d more database errors were not logged).",
+            "The database is reachable again after %.1f s (pid %d; %d more database errors were not logged).",
             lasted,
+            os.getpid(),
             suppressed,
         )
 
