@@ -1,0 +1,132 @@
+"""`make run` keeps its embedded PostgreSQL: real processes, real signals.
+
+`make stop-db` refuses while serve runs and names it; a `kill -9` of the postmaster is repaired
+by serve, without a person, and `/health` answers 200 again within 30 s; Ctrl-C then stops the
+restarted server as it stops the one it started.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import pytest
+
+from memoryproject.embedded.port import free_port
+from memoryproject.embedded.watch import serving_pids
+from tests.processes import wait_for
+from tests.servers import ROOT, Served, request_json, server_env, var_dir_made, var_dir_removed
+
+# The issue's promise: after a kill -9 of PostgreSQL, /health answers 200 again within this many
+# seconds, with nobody acting.
+HEALTHY_AGAIN_DEADLINE_SECONDS = 30
+# How long the killed postmaster may take to be gone from the process table (seconds).
+KILLED_DEADLINE_SECONDS = 10
+# How long Ctrl-C may take to stop everything, the server included (seconds).
+STOPPED_DEADLINE_SECONDS = 60
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="make run's embedded database is the subject"),
+    # The tests share one `make run` (the module's fixture): one pytest-xdist worker runs them.
+    pytest.mark.xdist_group("supervised-database"),
+]
+
+
+@dataclass
+class Run:
+    served: Served
+    var_dir: Path
+
+    @property
+    def pgdata(self) -> Path:
+        return self.var_dir / "pgdata"
+
+
+@pytest.fixture(scope="module")
+def run() -> Iterator[Run]:
+    var_dir = var_dir_made("supervised", migrated=True)
+    port = free_port()
+    served = Served(var_dir, port, command=["make", "--no-print-directory", "run", f"PORT={port}"])
+    try:
+        served.wait_healthy()
+        yield Run(served, var_dir)
+    finally:
+        served.stop()
+        var_dir_removed(var_dir)
+
+
+def _postmaster(pgdata: Path) -> psutil.Process:
+    return psutil.Process(int((pgdata / "postmaster.pid").read_text().split()[0]))
+
+
+def _serve_pid(served: Served) -> int:
+    # make runs the recipe through a shell, whose command line names serve too.
+    (serve,) = [
+        process
+        for process in psutil.Process(served.process.pid).children(recursive=True)
+        if process.cmdline()[1:3] == ["manage.py", "serve"]
+    ]
+    return serve.pid
+
+
+def test_make_stop_db_refuses_while_make_run_runs_and_names_it(run):
+    postmaster = _postmaster(run.pgdata)
+
+    result = subprocess.run(
+        ["make", "--no-print-directory", "stop-db"],
+        cwd=ROOT,
+        env=server_env(run.var_dir),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert result.returncode != 0, result.stdout
+    message = result.stderr.splitlines()[0]
+    assert f"`manage.py serve` (pid {_serve_pid(run.served)}) runs on it" in message, result.stderr
+    assert message.endswith("stop make run first (Ctrl-C).")
+    assert postmaster.is_running()  # not stopped, not even for a moment
+    assert run.served.healthy()
+
+
+def test_a_killed_postgres_is_restarted_by_serve_and_health_is_ok_again_within_30_s(run):
+    served, pgdata = run.served, run.pgdata
+    old = _postmaster(pgdata)
+    lines_before = len(served.lines)
+
+    old.send_signal(signal.SIGKILL)
+    killed_at = time.monotonic()
+    assert wait_for(lambda: not served.healthy(), seconds=KILLED_DEADLINE_SECONDS)  # the outage is real
+
+    def healthy_on_a_new_postmaster() -> bool:
+        try:
+            return _postmaster(pgdata).pid != old.pid and served.healthy()
+        except (OSError, ValueError, psutil.Error):  # postmaster.pid absent or half written
+            return False
+
+    assert wait_for(healthy_on_a_new_postmaster, seconds=HEALTHY_AGAIN_DEADLINE_SECONDS), served.output[-3000:]
+    took = time.monotonic() - killed_at
+    print(f"/health answered 200 again {took:.1f} s after the kill -9")  # shown with pytest -s
+    assert took <= HEALTHY_AGAIN_DEADLINE_SECONDS
+    said = "".join(served.lines[lines_before:])
+    assert f"The embedded PostgreSQL stopped (its postmaster, pid {old.pid}, is gone)" in said
+    assert re.search(r"The embedded PostgreSQL runs again \(postmaster pid \d+\)\.", said)
+    assert "Traceback" not in said
+
+    # The API works: the restarted server has the data.
+    status, body = request_json(f"{served.base}/health")
+    assert (status, body["database"], body["worker"]) == (200, "ok", "ok")
+
+    # Ctrl-C stops the restarted server too: serve recorded it as one a Synapse process started.
+    restarted = _postmaster(pgdata)
+    served.stop()
+    assert wait_for(lambda: not restarted.is_running(), seconds=STOPPED_DEADLINE_SECONDS)
+    assert serving_pids(pgdata) == []
