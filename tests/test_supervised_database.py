@@ -2,7 +2,8 @@
 
 `make stop-db` refuses while serve runs and names it; a `kill -9` of the postmaster is repaired
 by serve, without a person, and `/health` answers 200 again within 30 s; Ctrl-C then stops the
-restarted server as it stops the one it started.
+restarted server as it stops the one it started. First the parts alone: the back-off, and the
+lock that a killed serve does not leave held.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ import psutil
 import pytest
 
 from memoryproject.embedded.port import free_port
-from memoryproject.embedded.watch import serving_pids
+from memoryproject.embedded.watch import RESTART_MAX_DELAY_SECONDS, STABLE_SECONDS, RestartDelay, serving_pids
 from tests.processes import wait_for
 from tests.servers import ROOT, Served, request_json, server_env, var_dir_made, var_dir_removed
 
@@ -32,12 +34,51 @@ KILLED_DEADLINE_SECONDS = 10
 # How long Ctrl-C may take to stop everything, the server included (seconds).
 STOPPED_DEADLINE_SECONDS = 60
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="make run's embedded database is the subject"),
+# How long a killed child process may take to be reaped (seconds).
+HOLDER_EXIT_SECONDS = 30
+
+
+def make_run_test(test):
+    test = pytest.mark.slow(test)
+    test = pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="make run's embedded database")(test)
     # The tests share one `make run` (the module's fixture): one pytest-xdist worker runs them.
-    pytest.mark.xdist_group("supervised-database"),
-]
+    return pytest.mark.xdist_group("supervised-database")(test)
+
+
+def test_the_restart_waits_one_two_four_seconds_up_to_its_cap_and_one_again_after_a_stable_run():
+    delay = RestartDelay()
+    assert [delay.after_death(0) for _ in range(7)] == [1, 2, 4, 8, 16, 30, 30]
+    assert RESTART_MAX_DELAY_SECONDS == 30
+    assert delay.after_death(STABLE_SECONDS) == 1
+    assert delay.after_death(STABLE_SECONDS - 1) == 2
+
+
+# Holds the serve lock of the data directory in argv[1] until killed.
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from memoryproject.embedded.watch import serving
+with serving(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+@pytest.mark.slow
+def test_the_serve_lock_names_a_live_holder_and_goes_with_a_killed_one(tmp_path):
+    data_dir = tmp_path / "pgdata"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(data_dir)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert serving_pids(data_dir) == [holder.pid]
+    finally:
+        holder.kill()  # SIGKILL: no exit hook runs; the kernel drops the lock
+        holder.wait(timeout=HOLDER_EXIT_SECONDS)
+
+    assert serving_pids(data_dir) == []
+    assert list(tmp_path.iterdir()) == []  # the dead holder's file was removed on the way
 
 
 @dataclass
@@ -77,6 +118,7 @@ def _serve_pid(served: Served) -> int:
     return serve.pid
 
 
+@make_run_test
 def test_make_stop_db_refuses_while_make_run_runs_and_names_it(run):
     postmaster = _postmaster(run.pgdata)
 
@@ -97,6 +139,7 @@ def test_make_stop_db_refuses_while_make_run_runs_and_names_it(run):
     assert run.served.healthy()
 
 
+@make_run_test
 def test_a_killed_postgres_is_restarted_by_serve_and_health_is_ok_again_within_30_s(run):
     served, pgdata = run.served, run.pgdata
     old = _postmaster(pgdata)
