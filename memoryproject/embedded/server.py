@@ -174,6 +174,7 @@ def restart_embedded_server(data_dir: Path):
             _pg_ctl_restart(data_dir, log=data_dir / "log")
         finally:
             clients["starter"] = None
+            clients.save()  # also when the start failed: a living starter leaves no mark
         running = _postmaster(data_dir)
         if running is None:
             raise RuntimeError("pg_ctl reported a start, but no postmaster runs")
