@@ -29,7 +29,11 @@ TABLE_NAME = re.compile(r"\b(?:synapses|memories)_[a-z]+\b")
 
 
 def _sql_modules() -> list[str]:
-    paths = [*(ROOT / "synapses").glob("*/sql.py"), ROOT / "memories" / "selectors" / "sql.py"]
+    paths = [
+        *(ROOT / "synapses").glob("*/sql.py"),
+        ROOT / "memories" / "selectors" / "sql.py",
+        ROOT / "minds" / "sql.py",
+    ]
     return sorted(".".join(path.relative_to(ROOT).with_suffix("").parts) for path in paths)
 
 

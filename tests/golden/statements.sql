@@ -198,6 +198,9 @@ SELECT count(*),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
   FROM (SELECT 1 FROM memories_memory WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
 
+-- minds.sql.LOGIN_ACCOUNT_LOCK_SQL
+SELECT pg_advisory_xact_lock(%s, %s)
+
 -- synapses.net.sql.EDGES_INSERT_SQL
 INSERT INTO synapses_edge (mind_id, source_id, target_id, weight_raw, weight_anchor, layers, shared_entities,
                     shared_themes, time_distance, cosine_initial, layer_count, created_at)
