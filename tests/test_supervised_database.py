@@ -22,7 +22,14 @@ import psutil
 import pytest
 
 from memoryproject.embedded.port import free_port
-from memoryproject.embedded.watch import RESTART_MAX_DELAY_SECONDS, STABLE_SECONDS, RestartDelay, serving_pids
+from memoryproject.embedded.server import embedded_database_url
+from memoryproject.embedded.watch import (
+    RESTART_MAX_DELAY_SECONDS,
+    STABLE_SECONDS,
+    DatabaseWatch,
+    RestartDelay,
+    serving_pids,
+)
 from tests.processes import wait_for
 from tests.servers import ROOT, Served, request_json, server_env, var_dir_made, var_dir_removed
 
@@ -34,6 +41,9 @@ KILLED_DEADLINE_SECONDS = 10
 # How long Ctrl-C may take to stop everything, the server included (seconds).
 STOPPED_DEADLINE_SECONDS = 60
 
+# How long the watch may take to try, fail and try again (seconds): waits of 1, 2 and 4 s, the
+# starts themselves, and the killed postmaster's reaping by its parent.
+WATCH_DEADLINE_SECONDS = 40
 # How long a killed child process may take to be reaped (seconds).
 HOLDER_EXIT_SECONDS = 30
 
@@ -116,6 +126,43 @@ def _serve_pid(served: Served) -> int:
         if process.cmdline()[1:3] == ["manage.py", "serve"]
     ]
     return serve.pid
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="the embedded server is the subject")
+def test_the_watch_says_a_start_that_failed_and_tries_again_later():
+    var_dir = var_dir_made("watch", migrated=False)
+    data_dir = var_dir / "pgdata"
+    said: list[str] = []
+    try:
+        embedded_database_url(data_dir, shared_buffers_mb=128)  # started by a Synapse process: this one
+        watch = DatabaseWatch.of(data_dir, said.append)
+        assert watch is not None, said
+        # The server's next start fails: `pg_ctl restart` starts it with this command line.
+        options = data_dir / "postmaster.opts"
+        as_it_ran = options.read_text()
+        options.write_text(as_it_ran.rstrip("\n") + ' "-c" "no_such_setting=1"\n')
+        killed = watch.postmaster.pid
+        watch.postmaster.kill()
+
+        def said_after_look(words: str) -> bool:
+            watch.look()
+            return any(words in line for line in said)
+
+        assert wait_for(lambda: said_after_look("Could not restart"), seconds=WATCH_DEADLINE_SECONDS), said
+        options.write_text(as_it_ran)
+        assert wait_for(lambda: said_after_look("runs again"), seconds=WATCH_DEADLINE_SECONDS), said
+        assert said[0] == (
+            f"The embedded PostgreSQL stopped (its postmaster, pid {killed}, is gone); starting it again in 1 s."
+        )
+        failures = [line for line in said if line.startswith("The embedded PostgreSQL did not start (")]
+        # Each failure waits longer than the one before: 2 s, 4 s …
+        assert [re.search(r"trying again in (\d+) s\.$", line)[1] for line in failures] == [
+            str(2**n) for n in range(1, len(failures) + 1)
+        ]
+        assert watch.postmaster.is_running() and watch.postmaster.pid != killed
+    finally:
+        var_dir_removed(var_dir)
 
 
 @make_run_test
