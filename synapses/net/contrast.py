@@ -3,6 +3,7 @@
     facts_contrast(older, newer)   the first contrast found (negation, date, version or number, name), or None
     word_overlap(a, b)             the Dice share of the two texts' words (0..1)
     contradicts(older, newer)      a contrast between two texts that otherwise say much the same
+    Facts.of(text)                 a text read once, for comparing it with many (the same three as methods)
 
 An embedder puts "Alice is allergic to peanuts" and "Alice is not allergic to peanuts" close
 together (hashing 0.9, MiniLM 0.98): the vectors see the same words about the same people. The
@@ -112,12 +113,31 @@ class Contrast:
 
 
 @dataclass(frozen=True)
-class _Facts:
+class Facts:
+    """What the rule reads of one text."""
+
     words: frozenset[str]  # every word, lower-cased
     negated: bool
     dates: frozenset[str]
     numbers: dict[str, str]  # every number (digits, or a number word's digits) → VERSION or NUMBER
     capitalised: tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: str) -> Facts:
+        return _facts(text)
+
+    def contrast(self, newer: Facts) -> Contrast | None:
+        """facts_contrast(self's text, newer's text)."""
+        return _contrast(self, newer)
+
+    def overlap(self, other: Facts) -> float:
+        """word_overlap(self's text, other's text)."""
+        total = len(self.words) + len(other.words)
+        return 2 * len(self.words & other.words) / total if total else 0.0
+
+    def contradicts(self, newer: Facts, min_overlap: float = CONTRADICTION_MIN_OVERLAP) -> Contrast | None:
+        """contradicts(self's text, newer's text)."""
+        return _contrast(self, newer) if self.overlap(newer) >= min_overlap else None
 
 
 def _is_negator(lowered: str) -> bool:
@@ -132,7 +152,7 @@ def _date_word(token: str, lowered: str) -> bool:
     return lowered in _DATE_WORDS
 
 
-def _facts(text: str) -> _Facts:
+def _facts(text: str) -> Facts:
     tokens = _TOKEN.findall(text)
     words, dates, numbers, capitalised = set(), set(), {}, []
     negators = 0
@@ -156,7 +176,7 @@ def _facts(text: str) -> _Facts:
         elif token[0].isupper() and lowered not in _FUNCTION_WORDS:
             capitalised.append(token)
         previous = token
-    return _Facts(
+    return Facts(
         words=frozenset(words),
         negated=negators > 0,
         dates=frozenset(dates),
@@ -174,7 +194,7 @@ def _same_stem(word: str, others: tuple[str, ...]) -> bool:
     return False
 
 
-def _names_only_in(one: _Facts, other: _Facts) -> tuple[str, ...]:
+def _names_only_in(one: Facts, other: Facts) -> tuple[str, ...]:
     """`one`'s capitalised words that `other` lacks in any case and shares no stem with."""
     return tuple(
         word
@@ -183,10 +203,7 @@ def _names_only_in(one: _Facts, other: _Facts) -> tuple[str, ...]:
     )
 
 
-def facts_contrast(older: str, newer: str) -> Contrast | None:
-    """The first contrast between the two texts (negation, date, version or number, name, in
-    that order), or None when the rule finds none."""
-    a, b = _facts(older), _facts(newer)
+def _contrast(a: Facts, b: Facts) -> Contrast | None:
     if a.negated != b.negated:
         return Contrast(NEGATION, ("negated",) if a.negated else (), ("negated",) if b.negated else ())
     if a.dates != b.dates:
@@ -202,16 +219,18 @@ def facts_contrast(older: str, newer: str) -> Contrast | None:
     return None
 
 
+def facts_contrast(older: str, newer: str) -> Contrast | None:
+    """The first contrast between the two texts (negation, date, version or number, name, in
+    that order), or None when the rule finds none."""
+    return _contrast(_facts(older), _facts(newer))
+
+
 def word_overlap(a: str, b: str) -> float:
     """2 |A ∩ B| / (|A| + |B|) over the texts' lower-cased words (0 when both have none)."""
-    ours, theirs = _facts(a).words, _facts(b).words
-    total = len(ours) + len(theirs)
-    return 2 * len(ours & theirs) / total if total else 0.0
+    return _facts(a).overlap(_facts(b))
 
 
 def contradicts(older: str, newer: str, min_overlap: float = CONTRADICTION_MIN_OVERLAP) -> Contrast | None:
     """The contrast between two texts that share at least `min_overlap` of their words (the same
     statement with one fact changed), or None."""
-    if word_overlap(older, newer) < min_overlap:
-        return None
-    return facts_contrast(older, newer)
+    return _facts(older).contradicts(_facts(newer), min_overlap)
