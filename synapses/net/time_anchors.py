@@ -171,7 +171,22 @@ def _calendar(year: int, month: int, day: int) -> date | None:
 
 # --- the rules: a pattern and what its match names, (day, precision) or None -------------------
 
-_Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], tuple[date | None, str]]]
+
+@dataclass(frozen=True)
+class _Rule:
+    """A pattern, what its match names ((day, precision), the day None for no calendar day), and
+    the words (lower-cased) of which a text must hold one for the pattern to be tried at all, or
+    DIGITS: most texts name no time, and one set lookup is cheaper than twenty regular expressions."""
+
+    pattern: re.Pattern[str]
+    handler: Callable[[re.Match[str], date], tuple[date | None, str]]
+    needs: frozenset[str]
+
+
+# A rule's `needs` for the numeric dates: any digit in the text.
+DIGITS = frozenset({"<digit>"})
+_WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 
 
 def _day_words(m: re.Match[str], ref: date) -> tuple[date | None, str]:
@@ -236,36 +251,40 @@ def _year(m: re.Match[str], ref: date) -> tuple[date | None, str]:
     return date(int(m["year"]), 1, 1), YEAR
 
 
-def _rule(pattern: str, handler) -> _Rule:
-    return re.compile(_BEFORE + pattern + _AFTER), handler
+def _rule(pattern: str, handler, needs) -> _Rule:
+    return _Rule(re.compile(_BEFORE + pattern + _AFTER), handler, frozenset(word.lower() for word in needs))
+
+
+_MONTH_WORDS = (*_MONTHS_EN, *_MONTHS_DE)
 
 
 _WHICH_PERIOD = f"(?P<which>(?i:{_alternatives((*_LAST, *_THIS, *_NEXT))}))"
 _WHICH_MONTH = f"(?P<which>(?i:{_alternatives(('last', 'next', 'this'))}))"
 
 _RULES: tuple[_Rule, ...] = (
-    _rule(f"(?P<word>(?i:{_alternatives(_DAY_WORDS)}))", _day_words),
-    _rule(r"morgen", _tomorrow),  # lower-case: "Morgen" is the morning
-    _rule(r"(?:^|(?<=[.!?]\s))Morgen", _tomorrow),  # a sentence's first word is capitalised
-    _rule(rf"{_WHICH_PERIOD}\s+{_UNIT}", _relative_period),
-    _rule(rf"{_WHICH_PERIOD}\s+(?P<weekday>(?i:{_alternatives(_WEEKDAYS)}))", _relative_weekday),
-    _rule(rf"{_NUMBER}\s+{_UNIT}\s+(?i:ago)", _ago),
-    _rule(rf"(?i:vor)\s+{_NUMBER}\s+{_UNIT}", _ago),
-    _rule(rf"(?i:in)\s+{_NUMBER}\s+{_UNIT}", _ahead),
-    _rule(r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})", _full_date),
-    _rule(r"(?P<year>\d{4})-(?P<month>\d{2})", _month),
-    _rule(r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}|\d{2})", _full_date),
+    _rule(f"(?P<word>(?i:{_alternatives(_DAY_WORDS)}))", _day_words, (w.split()[-1] for w in _DAY_WORDS)),
+    _rule(r"morgen", _tomorrow, ["morgen"]),  # lower-case: "Morgen" is the morning
+    _rule(r"(?:^|(?<=[.!?]\s))Morgen", _tomorrow, ["morgen"]),  # a sentence's first word is capitalised
+    _rule(rf"{_WHICH_PERIOD}\s+{_UNIT}", _relative_period, _UNITS),
+    _rule(rf"{_WHICH_PERIOD}\s+(?P<weekday>(?i:{_alternatives(_WEEKDAYS)}))", _relative_weekday, _WEEKDAYS),
+    _rule(rf"{_NUMBER}\s+{_UNIT}\s+(?i:ago)", _ago, ["ago"]),
+    _rule(rf"(?i:vor)\s+{_NUMBER}\s+{_UNIT}", _ago, ["vor"]),
+    _rule(rf"(?i:in)\s+{_NUMBER}\s+{_UNIT}", _ahead, _UNITS),
+    _rule(r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})", _full_date, DIGITS),
+    _rule(r"(?P<year>\d{4})-(?P<month>\d{2})", _month, DIGITS),
+    _rule(r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}|\d{2})", _full_date, DIGITS),
     # Without a year only after a preposition: "iOS 17.4." is a version.
-    _rule(r"(?i:am|ab|den|vom|zum|bis|on)\s+(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>)", _full_date),
-    _rule(rf"(?:(?i:the)\s+)?{_DAY}{_ORDINAL}\s+(?:(?i:of)\s+)?{_MONTH_EN}\.?(?:,?\s+{_YEAR})?", _full_date),
-    _rule(rf"{_MONTH_EN}\.?\s+{_DAY}{_ORDINAL}(?:,?\s+{_YEAR})?", _full_date),
-    _rule(rf"{_DAY}\.\s*{_MONTH_DE}(?:\s+{_YEAR})?", _full_date),
-    _rule(rf"(?:{_MONTH_EN_FULL}|{_MONTH_DE_NAMED})\s+{_YEAR}", lambda m, ref: _month_named(m, ref)),
-    _rule(rf"(?i:in|since|during|until|by|early|late|mid)\s+{_MONTH_EN_FULL}(?:,?\s+{_YEAR})?", _month),
-    _rule(rf"(?i:im|seit|bis|anfang|mitte|ende)\s+{_MONTH_DE}(?:\s+{_YEAR})?", _month),
-    _rule(rf"{_WHICH_MONTH}\s+{_MONTH_EN_FULL}", _relative_month),
-    _rule(rf"(?i:in|since|during|im\s+jahre?|seit)\s+{_YEAR}", _year),
-)
+    _rule(r"(?i:am|ab|den|vom|zum|bis|on)\s+(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>)", _full_date, DIGITS),
+    _rule(rf"(?:(?i:the)\s+)?{_DAY}{_ORDINAL}\s+(?:(?i:of)\s+)?{_MONTH_EN}\.?(?:,?\s+{_YEAR})?", _full_date,
+          _MONTHS_EN),
+    _rule(rf"{_MONTH_EN}\.?\s+{_DAY}{_ORDINAL}(?:,?\s+{_YEAR})?", _full_date, _MONTHS_EN),
+    _rule(rf"{_DAY}\.\s*{_MONTH_DE}(?:\s+{_YEAR})?", _full_date, _MONTHS_DE),
+    _rule(rf"(?:{_MONTH_EN_FULL}|{_MONTH_DE_NAMED})\s+{_YEAR}", lambda m, ref: _month_named(m, ref), _MONTH_WORDS),
+    _rule(rf"(?i:in|since|during|until|by|early|late|mid)\s+{_MONTH_EN_FULL}(?:,?\s+{_YEAR})?", _month, _MONTHS_EN),
+    _rule(rf"(?i:im|seit|bis|anfang|mitte|ende)\s+{_MONTH_DE}(?:\s+{_YEAR})?", _month, _MONTHS_DE),
+    _rule(rf"{_WHICH_MONTH}\s+{_MONTH_EN_FULL}", _relative_month, _MONTHS_EN),
+    _rule(rf"(?i:in|since|during|im\s+jahre?|seit)\s+{_YEAR}", _year, DIGITS),
+)  # fmt: skip
 
 
 def _month_named(m: re.Match[str], ref: date) -> tuple[date | None, str]:
@@ -278,10 +297,15 @@ def time_anchors_find(text: str, reference: datetime) -> list[TimeAnchor]:
     phrases overlap, the longer one counts ("3 May 2023" over "May 2023"); a phrase naming no
     calendar day ("31 June") is none."""
     ref = reference.date()
+    words = set(_WORD.findall(text.lower()))
+    if _DIGIT.search(text):
+        words |= DIGITS
     found: list[tuple[int, int, TimeAnchor]] = []
-    for pattern, handler in _RULES:
-        for match in pattern.finditer(text):
-            day, precision = handler(match, ref)
+    for rule in _RULES:
+        if rule.needs.isdisjoint(words):
+            continue
+        for match in rule.pattern.finditer(text):
+            day, precision = rule.handler(match, ref)
             if day is not None:
                 anchor = TimeAnchor(_midnight(day, reference), precision, match.group(0), match.start())
                 found.append((match.start(), match.end(), anchor))
