@@ -16,6 +16,7 @@ from synapses import tasks
 from synapses.config import synapse_settings
 from synapses.models import Knot, LinkKind, MemoryKnot
 from synapses.net.geometry import cosine_similarity
+from tests.ui.conftest import logged_in
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,9 @@ def _match_decisions() -> list[dict]:
     return [row.content for row in rows if row.content.get("decision") == "promotion.match"]
 
 
-def test_a_negated_fact_makes_its_own_knot_and_outranks_the_older_at_once(mind, django_capture_on_commit_callbacks):
+def test_a_negated_fact_makes_its_own_knot_and_outranks_the_older_at_once(
+    mind, owner, django_capture_on_commit_callbacks
+):
     capture = django_capture_on_commit_callbacks
     older = _store_and_promote(mind.agent, capture, key="alice_allergy", content=ALLERGIC)
     newer = _store_and_promote(mind.agent, capture, key="alice_allergy_update", content=NOT_ALLERGIC)
@@ -63,6 +66,14 @@ def test_a_negated_fact_makes_its_own_knot_and_outranks_the_older_at_once(mind, 
     assert [item["rank"] for item in items[:2]] == [1, 2]
     assert items[0]["contradicted_by"] is None
     assert items[1]["contradicted_by"] == knots[newer["id"]].pk
+
+    # The agent's recall text and the owner's recall page say so.
+    recall = mind.agent.get("/memory/recall", {"q": "Is Alice allergic to peanuts?"})
+    text = recall.content.decode().split("Resonance for:")[1]
+    assert f'"{ALLERGIC}"\n(contradicted by a newer memory shown below it)' in text
+    assert text.index(ALLERGIC) < text.index(NOT_ALLERGIC)  # weakest first: the newer fact last
+    page = logged_in(owner).get(f"/app/minds/{mind.mind.pk}/recall/", {"q": "Is Alice allergic to peanuts?"})
+    assert f"Contradicted by a newer memory (knot <code>{knots[newer['id']].pk}</code>)" in page.content.decode()
 
 
 def test_the_older_fact_would_rank_first_without_the_step(mind, django_capture_on_commit_callbacks):
