@@ -10,6 +10,7 @@ from datetime import datetime
 from django.db import connection
 
 from memories.embedders import get_embedder
+from memories.eventtime import period_start
 from memories.models import Memory
 from memories.selectors.vector_plan import VectorPlan, exact_scan_probe, plan_for
 from memories.services.memory import embed_all
@@ -86,12 +87,18 @@ def link_create(memory: Memory, knot_id: int, kind: LinkKind, now: datetime) -> 
 
 def knot_time(memory: Memory) -> tuple[datetime | None, str]:
     """The knot's time anchor: the first time the content names ("yesterday", "am 3. Mai"),
-    relative to the memory's event time or else its creation, with the phrase's precision; when
-    the content names none, the memory's event time as given (docs/synapse-model.md §2)."""
+    relative to the memory's event time or else its creation, with the phrase's precision; the
+    memory's event time as given when the content names none, or names the period the event
+    time already lies in ("today" of an event time to the minute keeps the minute)
+    (docs/synapse-model.md §4, "Time anchors in the content")."""
+    given = time_anchor(memory.event_time, memory.event_precision)
     found = time_anchors_find(memory.content, memory.event_time or memory.created_at)
-    if found:
-        return found[0].at, found[0].precision
-    return time_anchor(memory.event_time, memory.event_precision)
+    if not found:
+        return given
+    named = found[0]
+    if given[0] is not None and period_start(given[0], named.precision) == named.at:
+        return given
+    return named.at, named.precision
 
 
 def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot:

@@ -108,6 +108,9 @@ def test_a_knot_is_anchored_at_the_time_its_content_names(mind, django_capture_o
     )
     plain = _store_and_promote(mind.agent, capture, key="met", content="I met Anna yesterday at the station.")
     untimed = _store_and_promote(mind.agent, capture, key="plain", content="Anna likes tea.", event_time="2024-05-15")
+    finer = _store_and_promote(
+        mind.agent, capture, key="call", content="Anna called today.", event_time="2024-05-15T09:41:00Z"
+    )
     knots = {knot.memory_id: knot for knot in Knot.objects.filter(mind=mind.mind)}
     # Relative to the event time (Wednesday 15 May 2024): the Friday before.
     assert (knots[given["id"]].event_time, knots[given["id"]].event_precision) == (
@@ -123,3 +126,7 @@ def test_a_knot_is_anchored_at_the_time_its_content_names(mind, django_capture_o
         datetime(2024, 5, 15, tzinfo=UTC),
         "day",
     )
+    # "today" names the day the event time lies in: the event time keeps its minute.
+    assert (knots[finer["id"]].event_time, knots[finer["id"]].event_precision) == (
+        datetime(2024, 5, 15, 9, 41, tzinfo=UTC), "minute",
+    )  # fmt: skip
