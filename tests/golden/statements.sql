@@ -1251,8 +1251,8 @@ SELECT pg_advisory_xact_lock(keys.key)
   FROM (SELECT DISTINCT unnest(%(keys)s::bigint[]) AS key ORDER BY key) AS keys
 
 -- synapses.promotion.sql.NEAREST_SQL[<VectorPlan.EXACT: 'exact'>]
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM synapses_knot
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY (embedding <=> %(vector)s::vector) + 0
@@ -1260,8 +1260,8 @@ SELECT nearest.id, nearest.distance, presence.is_active
   JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
 
 -- synapses.promotion.sql.NEAREST_SQL[<VectorPlan.HNSW: 'hnsw'>]
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM synapses_knot
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY embedding <=> %(vector)s::vector
@@ -1273,8 +1273,8 @@ SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', %(ef_search)s, true),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true);
 
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM synapses_knot
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY embedding <=> %(vector)s::vector
