@@ -52,12 +52,13 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 # Mind Key digests use their own secret, kept in var/ (memoryproject/var_secrets.py), so a new
 # SECRET_KEY or DEBUG=false never invalidates an agent's key; `minds.W001` warns when it would.
-_PGDATA = Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata")
+# The embedded server's data directory (used only while EMBEDDED_DATABASE; `serve` watches it).
+EMBEDDED_PGDATA = Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata")
 MIND_KEY_PEPPER_STATE = mind_key_pepper(
     var_dir=VAR_DIR,
     configured=env_str("MIND_KEY_PEPPER"),
     secret_key=SECRET_KEY,
-    database_is_new=EMBEDDED_DATABASE and not (_PGDATA / "PG_VERSION").exists(),
+    database_is_new=EMBEDDED_DATABASE and not (EMBEDDED_PGDATA / "PG_VERSION").exists(),
 )
 MIND_KEY_PEPPER = MIND_KEY_PEPPER_STATE.value
 
@@ -130,7 +131,7 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(
-    _PGDATA,
+    EMBEDDED_PGDATA,
     # The embedded server's shared buffers (MB); unset: a quarter of the memory, 128 MB to 1 GB.
     shared_buffers_mb=env_int("SYNAPSE_PG_SHARED_BUFFERS_MB", 0, minimum=16) or None,
 )
@@ -209,7 +210,13 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 # --- Request limits -------------------------------------------------------------------------
 # Largest accepted request body in bytes; larger bodies answer 413.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
-DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# Paths whose bodies may be larger (the path without a trailing slash → bytes). An export carries
+# each knot's vector as JSON numbers (~8 KB a knot), so a mind of ~50 memories with its net passes
+# 1 MiB; 32 MiB takes an export of the 1,000 memories one import call allows, with their net.
+MAX_REQUEST_BODY_BYTES_BY_PATH = {"/mind/import": 32 * 1024 * 1024}
+# Django's own check when a view reads the body: the largest bound; the body-size middleware
+# (memoryproject.core.middleware) holds every other path to MAX_REQUEST_BODY_BYTES first.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(MAX_REQUEST_BODY_BYTES, *MAX_REQUEST_BODY_BYTES_BY_PATH.values())
 # Longest accepted URL, path and query string together, percent-encoded (bytes); longer answers
 # 414. Room for a `q` of its 5,000 characters even when every one is a 4-byte UTF-8 character
 # (5,000 × 12 bytes encoded = 60,000) plus the other parameters.
@@ -304,6 +311,8 @@ SPECTACULAR_SETTINGS = {
 Q_CLUSTER = {
     "name": "synapse",
     "orm": "default",  # the ORM broker: no Redis needed
+    # … whose pusher and monitor wait out a database outage instead of dying with tracebacks.
+    "broker_class": "memoryproject.embedded.outage_broker.OutageTolerantORM",
     "workers": env_int("WORKER_PROCESSES", 2, minimum=1),
     # A task may run this long (seconds) before it is killed; `retry` must exceed it.
     "timeout": env_int("WORKER_TIMEOUT", 300, minimum=1),

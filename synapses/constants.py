@@ -154,6 +154,9 @@ SECTOR_FACTOR: Final = {0: 1.0, 1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6}
 # Knots a resonance returns when the caller gives no `limit`, and the most it returns (knots).
 RESONANCE_DEFAULT_LIMIT: Final = 3
 RESONANCE_MAX_LIMIT: Final = 50
+# Knots ranked below the `limit` that the contradiction step still reads (knots): a newer fact just
+# below the cut takes the place of the older one it contradicts (synapses.resonance.contradiction).
+CONTRADICTION_LOOKAHEAD: Final = 3
 # The mode used when the caller names none (the original's default conversation cluster).
 DEFAULT_MODE: Final = "paradox"
 # Modes as data: name → (hop depth in hops, gravity factor, the share 0..1 of the search vector

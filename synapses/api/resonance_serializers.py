@@ -98,6 +98,11 @@ class ResonanceItemSerializer(serializers.Serializer):
         "seed ranking: weight_present × shell factor × sector factor."
     )
     superseded = serializers.BooleanField(help_text="The knot's memory has changed since; this is an earlier version.")
+    contradicted_by = serializers.IntegerField(
+        allow_null=True,
+        help_text="The newer knot of this answer that states this fact changed (a negation, another number, date, "
+        "version or name); it ranks right above this one. Null when none does.",
+    )
     path = PathStepSerializer(many=True, help_text="How spreading reached the knot; empty for an anchor.")
 
 
@@ -178,6 +183,7 @@ def _item_body(item: dict) -> dict:
         "shell": int(item["shell"]),
         "rank_weight": float(item["rank_weight"]),
         "superseded": bool(item["superseded"]),
+        "contradicted_by": None if item["contradicted_by"] is None else int(item["contradicted_by"]),
         "path": [
             {
                 "from_knot_id": int(step["from_knot_id"]),
