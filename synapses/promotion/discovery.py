@@ -42,6 +42,11 @@ from pathlib import Path
 
 LEXICON = Path(__file__).resolve().parent / "lexicon"
 
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 RULE_HANDLE = "handle"
 RULE_TITLE = "title"
 RULE_PHRASE = "phrase"
@@ -69,39 +74,46 @@ _DE_ENDINGS = ("s", "es", "n", "en", "e", "er", "ern", "nen")
 _DE_LINKS = ("", "s", "es", "n", "en", "e", "er")
 
 # Months and weekdays (their time belongs to the time anchor) and the English "I": never names.
-_TIME_WORDS = frozenset(
+_TIME_WORDS = _set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday "
     "januar februar märz mai juni juli oktober dezember montag dienstag mittwoch donnerstag freitag "
-    "samstag sonnabend sonntag heute morgen gestern i".split()
+    "samstag sonnabend sonntag heute morgen gestern i"
 )
 # German words that make the next noun a common one: articles, determiners, contractions.
-_DE_DETERMINERS = frozenset(
+_DE_DETERMINERS = _set(
     "der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner "
     "mein meine meinen meinem meiner dein deine deinen deinem deiner sein seine seinen seinem seiner "
     "ihr ihre ihren ihrem ihrer unser unsere unseren unserem euer eure jeder jede jedes jeden "
-    "dieser diese dieses diesen diesem alle beim im am zum zur vom ins ans".split()
+    "dieser diese dieses diesen diesem alle beim im am zum zur vom ins ans"
 )
 # Words that join the capitalised words of one name ("Bank of America", "Ludwig van Beethoven").
-_CONNECTORS = frozenset("of de del da van von der den di la le du and &".split())
+_CONNECTORS = _set("of de del da van von der den di la le du")
+# Abbreviations a full stop does not end a sentence after; the first four are honorifics, which
+# are not part of the name they stand before ("Dr. Patel" is Patel).
+_HONORIFICS = _set("dr mr mrs ms prof herr frau hr fr")
+_ABBREVIATIONS = _HONORIFICS | _set("st nr no vs bzw ca usw etc z b")
+# German prepositions after which a noun without an article is read as a name's use ("bei
+# Siemens", "nach Hamburg"); with a sentence start, where a bare use counts as one.
+_DE_BARE_BEFORE = _set("bei nach von aus mit für an in über gegen für seit ab zu")
 # Words before a quotation that make it a title.
-_TITLE_CUES = frozenset(
+_TITLE_CUES = _set(
     "book novel film movie song album show series game podcast article paper play poem episode "
-    "buch roman film lied album serie spiel podcast artikel stück gedicht folge titel".split()
+    "buch roman film lied album serie spiel podcast artikel stück gedicht folge titel"
 )
 # Acronyms that are not names.
-_NOT_ACRONYMS = frozenset("OK TODO FYI ASAP PS AM PM TV PDF URL API CEO CTO ETA USB ID IT HR PR QA FAQ".split())
+_NOT_ACRONYMS = _set("OK TODO FYI ASAP PS AM PM TV PDF URL API CEO CTO ETA USB ID IT HR PR QA FAQ")
 # English function words, for language_of (German ones: lexicon/de-words.txt).
-_EN_FUNCTION = frozenset(
+_EN_FUNCTION = _set(
     "the a an and or but is are was were be been am to of at on with from for by my your his her its our "
     "their i you he she it we they me him us them this that these those has have had do does did not no "
-    "will would can could should there here what when where who why how if then than as about after "
-    "before lives works met went got just also very".split()
+    "would can could should there here what when where who why how if then than as about after "
+    "before lives works met went got just also very"
 )
 # Letters only German (of the two) writes.
 _UMLAUTS = frozenset("äöüß")
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=:)\s*\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _TOKEN = re.compile(r"@?[^\W_](?:[\w]|[-'’&](?=\w))*", re.UNICODE)
 _QUOTED = re.compile(r"[“\"„‚«»‹]([^“”\"„‚‘’«»‹›\n]{1,120})[”“\"‘’»«›]")
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z0-9_](?:[\w.-]*\w)?)")
@@ -147,7 +159,7 @@ def _german_names() -> frozenset[str]:
 
 
 def language_of(text: str) -> str:
-    """"de" when more of the text's words are German words (function words, listed nouns, words
+    """The text's language, "de" when more of the text's words are German words (function words, listed nouns, words
     with ä, ö, ü or ß) than English ones, else "en"."""
     words = [word.lower() for word in _TOKEN.findall(text)]
     de_words = _words("de-words.txt")
@@ -175,13 +187,25 @@ def _tokens(sentence: str) -> list[_Token]:
             if word.endswith(ending):
                 word = word[: -len(ending)]
         gap = sentence[last_end : match.start()] if tokens else ""
-        tokens.append(_Token(word, match.start(), match.end(), not tokens, previous, gap))
+        tokens.append(_Token(word, match.start(), match.start() + len(word), not tokens, previous, gap))
         previous, last_end = word, match.end()
     return tokens
 
 
 def _sentences(text: str) -> list[str]:
-    return [part.strip(" \t-*•>\"'“„") for part in _SENTENCE_END.split(text) if part.strip()]
+    """The text's sentences, leading bullets and quotes dropped; a full stop after an abbreviation
+    ("Dr.", "St.") does not end one."""
+    sentences: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if not part.strip():
+            continue
+        last = sentences[-1].rstrip() if sentences else ""
+        words = last[:-1].split() if last.endswith(".") else []
+        if words and words[-1].lower().strip("(\"'“„") in _ABBREVIATIONS:
+            sentences[-1] = f"{last} {part}"
+        else:
+            sentences.append(part)
+    return [sentence.strip(" \t-*•>\"'“„") for sentence in sentences]
 
 
 def _capitalised(word: str) -> bool:
@@ -219,7 +243,7 @@ class Evidence:
                     self.capitalised_inside.add(lower)
                 if token.previous.lower() in _DE_DETERMINERS:
                     self.determined.add(lower)
-                elif not token.previous or token.previous[:1].islower():
+                elif token.first or token.previous in _DE_BARE_BEFORE:
                     self.bare[lower] += 1
 
     def recurring_bare(self, lower: str) -> bool:
@@ -237,7 +261,9 @@ class Found:
 def _name_rule(token: _Token, language: str, evidence: Evidence) -> str | None:
     """The rule by which one capitalised word is a name on its own, or None."""
     word, lower = token.text, token.text.lower()
-    if lower in _TIME_WORDS or len(word) < 2:
+    if lower in _TIME_WORDS or lower in _HONORIFICS or len(word) < 2:
+        return None
+    if lower in _EN_FUNCTION or (language == "de" and lower in _words("de-words.txt")):
         return None
     if _acronym(word):
         return RULE_MID_SENTENCE if not token.first else RULE_SENTENCE_START
@@ -251,11 +277,16 @@ def _name_rule(token: _Token, language: str, evidence: Evidence) -> str | None:
     names = _german_names()
     genitive = lower[:-1] if lower.endswith("s") and lower[:-1] in names else None
     if lower in names or genitive:
-        common = _german_noun(genitive or lower)
-        if not common or token.previous.lower() not in _DE_DETERMINERS:
+        # A name that is a noun too (Koch, Hund) is a name where a name stands: at the sentence's
+        # start, after a preposition or after another capitalised word, not after "den neuen".
+        previous = token.previous
+        name_place = (
+            token.first
+            or previous.lower() in _DE_BARE_BEFORE
+            or (previous[:1].isupper() and previous.lower() not in _words("de-words.txt"))
+        )
+        if name_place or not _german_noun(genitive or lower):
             return RULE_NAME_LIST
-        return None
-    if lower in _words("de-words.txt"):
         return None
     if _german_noun(lower) or _english_common(lower):
         return RULE_RECURRENCE if evidence.recurring_bare(lower) else None
@@ -302,7 +333,11 @@ def _sentence_names(sentence: str, language: str, evidence: Evidence) -> list[Fo
         run.clear()
 
     for token in tokens:
-        joined = bool(run) and token.gap.strip() in ("", "-")
+        if token.text.lower() in _HONORIFICS:
+            close()
+            continue
+        after_abbreviation = token.gap.strip() == "." and token.previous.lower() in _ABBREVIATIONS
+        joined = bool(run) and (token.gap.strip() in ("", "-") or after_abbreviation)
         if _capitalised(token.text) and (not run or joined):
             run.append((token, _name_rule(token, language, evidence)))
         elif run and joined and token.text.lower() in _CONNECTORS:
@@ -332,13 +367,10 @@ def _titles(text: str) -> list[Found]:
 def discover(text: str, *, evidence: Evidence | None = None, known: Iterable[str] = ()) -> list[Found]:
     """The names in `text`, each once (case-insensitively, the first rule that found it), in the
     order: handles, titles, the mind's known names, then the sentences' names in text order.
-    `evidence`: what the mind's other texts say (Evidence.of); the text itself is always part of it."""
+    `evidence`: what the mind's texts, this one among them, say (Evidence.of); without it, the
+    text's own."""
     language = language_of(text)
-    own = Evidence.of([text])
-    if evidence is not None:
-        own.capitalised_inside |= evidence.capitalised_inside
-        own.bare.update(evidence.bare)
-        own.determined |= evidence.determined
+    own = evidence if evidence is not None else Evidence.of([text])
     found = [Found("@" + handle, RULE_HANDLE) for handle in _HANDLE.findall(text)]
     titles = _titles(text)
     found += titles
@@ -356,7 +388,9 @@ def discover(text: str, *, evidence: Evidence | None = None, known: Iterable[str
 
 
 def _is_common(lower: str) -> bool:
-    return _english_common(lower) or _german_noun(lower) or lower in _words("de-words.txt")
+    """An English common word, or a German one that is not also a name of the German list."""
+    german = _german_noun(lower) or lower in _words("de-words.txt")
+    return _english_common(lower) or (german and lower not in _german_names())
 
 
 def _mentioned(text: str, name: str) -> bool:

@@ -50,7 +50,8 @@ def english(scowl: Path) -> list[str]:
 def wordfreq_german(path: Path) -> set[str]:
     import msgpack  # only needed here
 
-    buckets = msgpack.load(gzip.open(path), raw=False)[1:]  # the first entry is the header
+    with gzip.open(path) as handle:
+        buckets = msgpack.load(handle, raw=False)[1:]  # the first entry is the header
     return {word for index, bucket in enumerate(buckets) if index <= DE_MAX_CENTIBELS for word in bucket}
 
 
@@ -68,13 +69,13 @@ def german(nouns_csv: Path, frequent: set[str]) -> tuple[list[str], list[str]]:
             if not lemma[:1].isupper() or not lemma.replace("-", "").isalpha():
                 continue
             if labels & NAME_LABELS:
-                if lemma.lower() in frequent:
+                if lemma.casefold() in frequent:
                     names.add(lemma)
                 continue
             if "Substantiv" not in labels:
                 continue
             for form in [lemma, *(row[i] for i in plural_columns)]:
-                if form and form.isalpha() and form.lower() in frequent:
+                if form and form.isalpha() and form.casefold() in frequent:  # wordfreq casefolds (ß → ss)
                     nouns.add(form.lower())
     return sorted(nouns), sorted(names)
 
