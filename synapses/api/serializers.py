@@ -197,6 +197,23 @@ class EdgeSerializer(serializers.Serializer):
         return _names(self.context, edge.shared_entities)
 
 
+class MagnetEntitySerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The entity (GET /synapses/entities/{id}).")
+    name = serializers.CharField(help_text="Its name when the knot was made.")
+    rule = serializers.CharField(
+        help_text="How it was found: given (the memory's `entities`), known (a name or alias of the mind in the "
+        "content), or the discovery rule — handle, title, phrase, name-list, mid-sentence, sentence-start, "
+        "recurrence (docs/synapse-model.md, \"Magnets found in the content\")."
+    )
+
+
+class MagnetsSerializer(serializers.Serializer):
+    language = serializers.CharField(
+        required=False, help_text="The content's language as discovery read it: en or de ('' for knots made before)."
+    )
+    entities = MagnetEntitySerializer(many=True, required=False)
+
+
 class KnotSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     memory_id = serializers.CharField()
@@ -206,6 +223,7 @@ class KnotSerializer(serializers.Serializer):
     themes = serializers.ListField(child=serializers.CharField())
     entities = serializers.SerializerMethodField(help_text="Names of the knot's entities.")
     entity_ids = serializers.ListField(child=serializers.IntegerField(), source="entities")
+    magnets = MagnetsSerializer(help_text="What promotion found in the content, and by which rule.")
     event_time = serializers.DateTimeField(allow_null=True)
     event_precision = serializers.CharField()
     emotion = serializers.CharField()

@@ -75,7 +75,7 @@ def link_create(memory: Memory, knot_id: int, kind: LinkKind, now: datetime) -> 
         cursor.execute(LINK_SQL, params)
 
 
-def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot:
+def knot_create(memory: Memory, *, entity_ids: list[int], magnets: dict | None = None, now: datetime) -> Knot:
     """The memory's knot, active at its anchor, and the memory's origin link to it (one
     statement); the Knot returned carries every field edge formation reads.
 
@@ -96,6 +96,7 @@ def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot
         embedding_model=memory.embedding_model,
         themes=themes_of(memory.tags),
         entities=entity_ids,
+        magnets=magnets or {},
         event_time=event_time,
         event_precision=precision,
         weight_raw=memory.salience,
@@ -109,6 +110,7 @@ def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot
     }
     params |= {
         "attributes": json.dumps(knot.attributes),
+        "magnets": json.dumps(knot.magnets),
         "embedding": vector_literal(knot.embedding),
         "kind": LinkKind.ORIGIN.value,
     }

@@ -58,13 +58,13 @@ VALUES (%(mind)s, %(memory)s, %(hash)s, %(knot)s, %(kind)s, %(now)s)
 KNOT_CREATE_SQL = """
 WITH knot AS (
     INSERT INTO {knot} (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
-                        attributes, embedding, embedding_model, themes, entities, event_time,
+                        attributes, embedding, embedding_model, themes, entities, magnets, event_time,
                         event_precision, weight_raw, weight_anchor, activation_count, created_at,
                         source_created_at)
     VALUES (%(mind_id)s, %(memory_id)s, %(content)s, %(content_hash)s, %(category)s, %(observer)s, %(emotion)s,
             NULL, %(attributes)s::jsonb, %(embedding)s::vector, %(embedding_model)s, %(themes)s::varchar[],
-            %(entities)s::bigint[], %(event_time)s, %(event_precision)s, %(weight_raw)s, %(weight_anchor)s, 1,
-            %(created_at)s, %(source_created_at)s)
+            %(entities)s::bigint[], %(magnets)s::jsonb, %(event_time)s, %(event_precision)s, %(weight_raw)s,
+            %(weight_anchor)s, 1, %(created_at)s, %(source_created_at)s)
     RETURNING id
 ), presence AS (
     INSERT INTO {presence} (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at, is_active)
