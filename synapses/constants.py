@@ -181,6 +181,9 @@ MIND_MODES_SETTING: Final = "modes"
 # {"enabled": bool (true when absent), "ignored": [names discovery must not propose, lower-cased]}
 # (docs/synapse-model.md, "Magnets found in the content").
 MIND_DISCOVERY_SETTING: Final = "entity_discovery"
+# The mind's newest knots whose content a promotion run reads as discovery's evidence, once per
+# mind and run (knots): a word the mind used as a name before counts as one (recurrence).
+DISCOVERY_EVIDENCE_KNOTS: Final = 200
 # Most names a mind's ignore list holds (names): each deleted entity adds its name and aliases.
 DISCOVERY_IGNORED_MAX: Final = 5_000
 # Goal activation (cosine to the raw query × motivation) at or above which a goal bends the

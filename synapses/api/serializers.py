@@ -203,7 +203,7 @@ class MagnetEntitySerializer(serializers.Serializer):
     rule = serializers.CharField(
         help_text="How it was found: given (the memory's `entities`), known (a name or alias of the mind in the "
         "content), or the discovery rule — handle, title, phrase, name-list, mid-sentence, sentence-start, "
-        "recurrence (docs/synapse-model.md, \"Magnets found in the content\")."
+        'recurrence (docs/synapse-model.md, "Magnets found in the content").'
     )
 
 

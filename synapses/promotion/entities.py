@@ -13,18 +13,27 @@ grow with the number of entities.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
 
 from minds.models import Mind
-from synapses.constants import MIND_DISCOVERY_SETTING
-from synapses.models import Entity
-from synapses.promotion.discovery import RULE_GIVEN, RULE_KNOWN, Evidence, Found, capitalised_mention, discover
+from synapses.constants import DISCOVERY_EVIDENCE_KNOTS, MIND_DISCOVERY_SETTING
+from synapses.models import Entity, Knot
+from synapses.promotion.discovery import (
+    RULE_GIVEN,
+    RULE_KNOWN,
+    RULE_RECURRENCE,
+    Evidence,
+    Found,
+    capitalised_mention,
+    discover,
+)
 from synapses.promotion.discovery import language_of as discovery_language
 from synapses.promotion.magnets import content_ngrams, explicit_names, name_key, names_in_grams
-from synapses.promotion.sql import ENTITIES_INSERT_SQL, ENTITIES_OF_KEYS_SQL
+from synapses.promotion.sql import ENTITIES_INSERT_SQL, ENTITIES_OF_KEYS_SQL, KNOTS_RECURRENCE_GAIN_SQL
 
 # Longest name an entity holds (characters): a longer discovered name is not taken.
 _NAME_MAX_CHARS = Entity._meta.get_field("name").max_length
@@ -48,6 +57,18 @@ def discovery_settings(mind_ids) -> dict[str, Discovery]:
     """Each mind's Discovery (one query)."""
     rows = Mind.objects.filter(pk__in=set(mind_ids)).values_list("pk", "settings")
     return {mind_id: Discovery.of(settings) for mind_id, settings in rows}
+
+
+def mind_evidence(mind_id: str) -> Evidence:
+    """What the mind's newest DISCOVERY_EVIDENCE_KNOTS knots say of their words (one indexed
+    query): a promotion run reads it once per mind and adds each batch's contents to it."""
+    recent = Knot.objects.filter(mind_id=mind_id).order_by("-id").values_list("content", flat=True)
+    return Evidence.of(recent[:DISCOVERY_EVIDENCE_KNOTS])
+
+
+def _word_pattern(name: str) -> str:
+    """A PostgreSQL regular expression matching `name` as written, as a whole word."""
+    return r"\m" + re.escape(name) + r"\M"
 
 
 def found_in(
@@ -118,14 +139,16 @@ def memory_entities_resolve(
     rule_of |= {name_key(name): RULE_GIVEN for name in explicit}
     to_create = explicit_names([*explicit, *(found.name for found in discovered)])
     created = 0
+    mine: set[str] = set()
     with connection.cursor() as cursor:
         if created_keys is not None:
             mine = {name_key(name) for name in to_create} & created_keys
             created = len(mine)
             created_keys -= mine
         elif to_create:
-            cursor.execute(ENTITIES_INSERT_SQL["id"], {"mind": mind_id, "names": to_create, "now": now})
-            created = len(cursor.fetchall())
+            cursor.execute(ENTITIES_INSERT_SQL["key"], {"mind": mind_id, "names": to_create, "now": now})
+            mine = {row[0] for row in cursor.fetchall()}
+            created = len(mine)
         grams = content_ngrams(content)
         keys = sorted(grams | set(rule_of))
         cursor.execute(ENTITIES_OF_KEYS_SQL, {"mind": mind_id, "keys": json.dumps(keys)})
@@ -145,6 +168,10 @@ def memory_entities_resolve(
             found.extend(mentioned)
             rule = RULE_KNOWN
         kept.append({"id": entity_id, "name": name, "rule": rule})
+        if rule == RULE_RECURRENCE and name_key(name) in mine:  # named again: its earlier knots gain it
+            with connection.cursor() as cursor:
+                params = {"mind": mind_id, "entity": entity_id, "name": name, "pattern": _word_pattern(name)}
+                cursor.execute(KNOTS_RECURRENCE_GAIN_SQL, params)
     magnets = {"language": discovery_language(content), "entities": kept}
     return ResolvedEntities(ids=[entity["id"] for entity in kept], explicit=explicit, found_in_content=found,
                             created=created, magnets=magnets)  # fmt: skip

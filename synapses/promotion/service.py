@@ -42,13 +42,14 @@ from synapses.models import KnotPresence, LinkKind
 from synapses.net.edges import knot_edges_form
 from synapses.net.presence import knot_half_reactivate
 from synapses.net.selectors.candidates import NetFacts
-from synapses.promotion.discovery import Found
+from synapses.promotion.discovery import Evidence, Found
 from synapses.promotion.entities import (
     Discovery,
     discovery_settings,
     explicit_names_create,
     found_in,
     memory_entities_resolve,
+    mind_evidence,
 )
 from synapses.promotion.knots import embedding_ensure, knot_create, link_create, nearest_other_knot
 from synapses.promotion.select import Candidate, batch_claim, candidates_select, locks_take
@@ -119,17 +120,21 @@ class PromotionSummary:
         return asdict(self)
 
 
-def _batch_discover(memories: list[Memory]) -> dict[str, list[Found]]:
-    """The names discovery finds in each memory of the batch, read per mind together (each is
-    evidence for the others), as each mind's setting allows: {memory id: names}. Promotion does
-    this, not the store: a store's latency never pays for it."""
+def _batch_discover(memories: list[Memory], evidence: dict[str, Evidence]) -> dict[str, list[Found]]:
+    """The names discovery finds in each memory of the batch, as each mind's setting allows:
+    {memory id: names}. A mind's memories are read together with what its newest knots said
+    (`evidence`, the run's, read once per mind and grown by each batch). Promotion does this, not
+    the store: a store's latency never pays for it."""
     contents: dict[str, dict[str, str]] = {}
     for memory in memories:
         contents.setdefault(memory.mind_id, {})[memory.pk] = memory.content
     settings = discovery_settings(contents)
     found: dict[str, list[Found]] = {}
     for mind_id, of_mind in contents.items():
-        found |= found_in(of_mind, settings.get(mind_id, Discovery()))
+        discovery = settings.get(mind_id, Discovery())
+        if discovery.enabled and mind_id not in evidence:
+            evidence[mind_id] = mind_evidence(mind_id)
+        found |= found_in(of_mind, discovery, evidence.get(mind_id))
     return found
 
 
@@ -343,6 +348,7 @@ def batch_promote(
     now_all: bool = False,
     size: int = PROMOTION_CLAIM_SIZE,
     facts: NetFacts | None = None,
+    evidence: dict[str, Evidence] | None = None,
 ) -> BatchResult:
     """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
     statement, the batch's new entity names, each memory in its savepoint, one `knot.created` per
@@ -365,7 +371,7 @@ def batch_promote(
         if not claimed:
             return BatchResult(claimed=[], outcomes=[])
         locks_take(claimed)
-        found = _batch_discover(claimed)
+        found = _batch_discover(claimed, evidence if evidence is not None else {})
         created_keys = _entities_create(claimed, now, found)
         facts = facts if facts is not None else NetFacts()
         for memory in claimed:
@@ -414,8 +420,9 @@ def memories_promote(
     summary = PromotionSummary(selected=len(candidates), not_pending=len(ids) - len(candidates) if ids else 0)
     remaining = candidates
     facts = NetFacts()  # what the run's batches learn of the net, kept for its later ones
+    evidence: dict[str, Evidence] = {}  # discovery's, per mind: its newest knots, then each batch
     while remaining:
-        batch = batch_promote(remaining, now_all=now_all, size=PROMOTION_CLAIM_SIZE, facts=facts)
+        batch = batch_promote(remaining, now_all=now_all, size=PROMOTION_CLAIM_SIZE, facts=facts, evidence=evidence)
         claimed, results = batch.claimed, batch.outcomes
         if not claimed:  # the rest is held by other workers, or they promoted it meanwhile
             summary.skipped += len(remaining)

@@ -1152,19 +1152,6 @@ ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
                         THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
 RETURNING attempts, parked_at IS NOT NULL
 
--- synapses.promotion.sql.ENTITIES_INSERT_SQL['id']
-INSERT INTO synapses_entity (mind_id, name, aliases, created_at)
-SELECT %(mind)s, given.name, '{}', %(now)s
-  FROM unnest(%(names)s::varchar[]) WITH ORDINALITY AS given(name, n)
- WHERE NOT EXISTS (
-       SELECT 1 FROM synapses_entity AS known
-        WHERE known.mind_id = %(mind)s
-          AND (lower(known.name) = lower(given.name)
-               OR synapses_aliases_lower(known.aliases) @> ARRAY[lower(given.name)]))
- ORDER BY given.n
-ON CONFLICT DO NOTHING
-RETURNING id
-
 -- synapses.promotion.sql.ENTITIES_INSERT_SQL['key']
 INSERT INTO synapses_entity (mind_id, name, aliases, created_at)
 SELECT %(mind)s, given.name, '{}', %(now)s
@@ -1189,6 +1176,14 @@ SELECT id, name, aliases FROM synapses_entity
 set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', %(ef_search)s, true),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
+
+-- synapses.promotion.sql.KNOTS_RECURRENCE_GAIN_SQL
+UPDATE synapses_knot
+   SET entities = array_append(entities, %(entity)s),
+       magnets = jsonb_set(magnets, ARRAY['entities'], coalesce(magnets -> 'entities', '[]'::jsonb)
+                 || jsonb_build_array(jsonb_build_object('id', %(entity)s, 'name', %(name)s, 'rule', 'recurrence')))
+ WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
+   AND content ~ %(pattern)s
 
 -- synapses.promotion.sql.KNOT_CREATE_SQL
 WITH knot AS (
