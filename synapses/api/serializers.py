@@ -22,6 +22,7 @@ from memoryproject.core.api.fields import (
 )
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from synapses import constants
+from synapses.constants import DISCOVERY_IGNORED_MAX
 from synapses.net.selectors.knots import knot_superseded
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
@@ -392,3 +393,35 @@ class GraphQuerySerializer(serializers.Serializer):
 
     def validate_tag(self, value: str) -> str:
         return value.lower()
+
+
+class EntityDeletedSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="entity_id", help_text="The entity deleted.")
+    name = serializers.CharField()
+    knots_changed = serializers.IntegerField(help_text="Knots that carried it and no longer do.")
+    edges_recomputed = serializers.SerializerMethodField(help_text="Edge pairs whose entity layer was evaluated again.")
+    ignored = serializers.ListField(
+        child=serializers.CharField(), help_text="The mind's ignore list now: discovery will not propose these names."
+    )
+
+    def get_edges_recomputed(self, deleted) -> int:
+        return 0 if deleted.edges is None else deleted.edges.candidates
+
+
+class DiscoverySerializer(serializers.Serializer):
+    enabled = serializers.BooleanField(
+        help_text="Whether promotion finds names in the content (on unless switched off)."
+    )
+    ignored = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Names (lower-cased) discovery does not propose; a deleted entity's go here.",
+    )
+
+
+class DiscoveryInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """The owner's change; either field may be left out. `ignored` replaces the list."""
+
+    enabled = StrictBooleanField(required=False)
+    ignored = serializers.ListField(
+        child=_name_field(), required=False, max_length=DISCOVERY_IGNORED_MAX, help_text="Names, any case."
+    )

@@ -1529,6 +1529,16 @@ WITH decayed AS (
 )
 SELECT count(*), count(*) FILTER (WHERE NOT is_active) FROM decayed
 
+-- synapses.upkeep.sql.ENTITY_DELETE_KNOTS_SQL
+UPDATE synapses_knot
+   SET entities = array_remove(entities, %(gone)s),
+       magnets = CASE WHEN magnets ? 'entities'
+                      THEN jsonb_set(magnets, ARRAY['entities'], coalesce(
+                               (SELECT jsonb_agg(found) FROM jsonb_array_elements(magnets -> 'entities') AS found
+                                 WHERE (found ->> 'id')::bigint <> %(gone)s), '[]'::jsonb))
+                      ELSE magnets END
+ WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+
 -- synapses.upkeep.sql.ENTITY_MERGE_KNOTS_SQL
 UPDATE synapses_knot
    SET entities = CASE WHEN entities @> ARRAY[%(into)s]::bigint[]

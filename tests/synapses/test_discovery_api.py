@@ -115,7 +115,7 @@ def test_a_mind_whose_owner_switched_discovery_off_gets_only_the_given_names(min
     assert mind.agent.get("/synapses/discovery").json()["enabled"] is False
 
 
-def test_a_deleted_discovered_entity_is_ignored_by_the_next_promotions(mind):
+def test_a_deleted_discovered_entity_is_ignored_by_the_next_promotions(mind, owner):
     _store(mind.agent, ENGLISH[:1])
     memories_promote(mind_id=mind.mind.pk, now_all=True)
     siemens = Entity.objects.get(mind=mind.mind, name="Siemens")
@@ -123,11 +123,13 @@ def test_a_deleted_discovered_entity_is_ignored_by_the_next_promotions(mind):
     assert siemens.pk in knot.entities
     assert {"id": siemens.pk, "name": "Siemens", "rule": "mid-sentence"} in knot.magnets["entities"]
 
-    response = mind.agent.delete(f"/synapses/entities/{siemens.pk}")
+    assert mind.agent.delete(f"/synapses/entities/{siemens.pk}").status_code == 403  # a person decides
+    response = owner.client.delete(f"/synapses/entities/{siemens.pk}?mind={mind.mind.pk}")
     assert response.status_code == 200, response.json()
     assert response.json()["knots_changed"] == 1
     knot.refresh_from_db()
     assert siemens.pk not in knot.entities
+    assert all(found["id"] != siemens.pk for found in knot.magnets["entities"])
     assert mind.agent.get("/synapses/discovery").json()["ignored"] == ["siemens"]
 
     response = mind.agent.post("/memory", {"key": "later", "content": "Siemens opened a plant in Munich.",
