@@ -74,16 +74,13 @@ def _word_pattern(name: str) -> str:
 def found_in(
     contents: dict[str, str], discovery: Discovery, evidence: Evidence | None = None
 ) -> dict[str, list[Found]]:
-    """The names discovery finds in each of one mind's `contents` ({key: content}), read together
-    (each is evidence for the others, with `evidence`, what the mind said before, when given);
+    """The names discovery finds in each of one mind's `contents` ({key: content}), with `evidence`
+    (what the mind's texts, these among them, say; without it, the contents read together);
     without the ignored names and those too long for an entity. Nothing when discovery is off."""
     if not discovery.enabled:
         return {key: [] for key in contents}
     if evidence is None:
         evidence = Evidence.of(contents.values())
-    else:
-        for content in contents.values():
-            evidence.add(content)
     return {
         key: [found for found in discover(content, evidence=evidence)
               if name_key(found.name) not in discovery.ignored and len(found.name) <= _NAME_MAX_CHARS]

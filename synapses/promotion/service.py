@@ -132,8 +132,11 @@ def _batch_discover(memories: list[Memory], evidence: dict[str, Evidence]) -> di
     found: dict[str, list[Found]] = {}
     for mind_id, of_mind in contents.items():
         discovery = settings.get(mind_id, Discovery())
-        if discovery.enabled and mind_id not in evidence:
-            evidence[mind_id] = mind_evidence(mind_id)
+        if discovery.enabled:
+            if mind_id not in evidence:
+                evidence[mind_id] = mind_evidence(mind_id)
+            for content in of_mind.values():
+                evidence[mind_id].add(content)
         found |= found_in(of_mind, discovery, evidence.get(mind_id))
     return found
 
