@@ -20,7 +20,6 @@ from memoryproject.core.api.strict import unknown_fields_reject
 from memoryproject.core.domain import ValidationFailed
 from memoryproject.core.page_limits import MAX_PAGE_LIMIT
 
-
 # What a client (and a model reading the MCP `store` tool's schema) needs to know of the fields
 # whose use is not plain from their name.
 FIELD_HELP = {
