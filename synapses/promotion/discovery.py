@@ -70,6 +70,8 @@ _EN_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("i
                ("ly", ""), ("er", ""), ("est", ""))  # fmt: skip
 # German case and plural endings stripped before a noun is looked up.
 _DE_ENDINGS = ("s", "es", "n", "en", "e", "er", "ern", "nen")
+# Endings of a declined German adjective.
+_DE_ADJECTIVE_ENDINGS = ("e", "er", "es", "en", "em")
 # Linking letters between the parts of a German compound (Fugenelemente).
 _DE_LINKS = ("", "s", "es", "n", "en", "e", "er")
 
@@ -89,13 +91,14 @@ _DE_DETERMINERS = _set(
 )
 # Words that join the capitalised words of one name ("Bank of America", "Ludwig van Beethoven").
 _CONNECTORS = _set("of de del da van von der den di la le du")
-# Abbreviations a full stop does not end a sentence after; the first four are honorifics, which
-# are not part of the name they stand before ("Dr. Patel" is Patel).
+# Abbreviations a full stop does not end a sentence after; the honorifics among them are not part
+# of the name they stand before ("Dr. Patel" is Patel).
 _HONORIFICS = _set("dr mr mrs ms prof herr frau hr fr")
 _ABBREVIATIONS = _HONORIFICS | _set("st nr no vs bzw ca usw etc z b")
 # German prepositions after which a noun without an article is read as a name's use ("bei
-# Siemens", "nach Hamburg"); with a sentence start, where a bare use counts as one.
-_DE_BARE_BEFORE = _set("bei nach von aus mit für an in über gegen für seit ab zu")
+# Siemens", "nach Hamburg"), as at a sentence start; not those that take bare plurals and mass
+# nouns as often ("seit Jahren", "mit Zucker").
+_DE_BARE_BEFORE = _set("bei nach von aus in an")
 # Words before a quotation that make it a title.
 _TITLE_CUES = _set(
     "book novel film movie song album show series game podcast article paper play poem episode "
@@ -108,7 +111,7 @@ _EN_FUNCTION = _set(
     "the a an and or but is are was were be been am to of at on with from for by my your his her its our "
     "their i you he she it we they me him us them this that these those has have had do does did not no "
     "would can could should there here what when where who why how if then than as about after "
-    "before lives works met went got just also very"
+    "before lives works met went got just also very in"
 )
 # Letters only German (of the two) writes.
 _UMLAUTS = frozenset("äöüß")
@@ -136,19 +139,24 @@ def _english_common(lower: str) -> bool:
 
 def _german_noun(lower: str) -> bool:
     """A known German noun: listed, or listed after a case or plural ending, or a compound whose
-    last part is a listed noun and whose first is a listed word."""
+    last part is a listed noun and whose first is a listed word (joined by a linking letter, or
+    with a final e dropped: Schul-orchester), or a hyphenated compound whose last part is one
+    (WLAN-Passwort): German compounds end in their head."""
+    if "-" in lower:
+        return _german_noun(lower.rsplit("-", 1)[1])
     nouns = _words("de-nouns.txt")
     if lower in nouns or any(lower.endswith(end) and lower[: -len(end)] in nouns for end in _DE_ENDINGS):
         return True
-    for cut in range(COMPOUND_PART_MIN, len(lower) - COMPOUND_PART_MIN + 1):
+    for cut in range(COMPOUND_PART_MIN - 1, len(lower) - COMPOUND_PART_MIN + 1):
         head = lower[cut:]
         if head in nouns or any(head.endswith(end) and head[: -len(end)] in nouns for end in _DE_ENDINGS):
             first = lower[:cut]
             for link in _DE_LINKS:
-                stem = first[: len(first) - len(link)] if link and first.endswith(link) else first
                 if link and not first.endswith(link):
                     continue
-                if len(stem) >= COMPOUND_PART_MIN - 1 and (stem in nouns or stem in _words("de-words.txt")):
+                stem = first[: len(first) - len(link)] if link else first
+                known = stem in nouns or stem + "e" in nouns or stem in _words("de-words.txt")
+                if len(stem) >= COMPOUND_PART_MIN - 1 and known:
                     return True
     return False
 
@@ -159,12 +167,15 @@ def _german_names() -> frozenset[str]:
 
 
 def language_of(text: str) -> str:
-    """The text's language, "de" when more of the text's words are German words (function words, listed nouns, words
-    with ä, ö, ü or ß) than English ones, else "en"."""
+    """The text's language: "de" when it has more German function words (and words with ä, ö, ü
+    or ß) than English ones, or as many and more German nouns than English words; else "en"."""
     words = [word.lower() for word in _TOKEN.findall(text)]
     de_words = _words("de-words.txt")
     german = sum((word in de_words and word not in _EN_FUNCTION) or not _UMLAUTS.isdisjoint(word) for word in words)
     english = sum(word in _EN_FUNCTION and word not in de_words for word in words)
+    if german == english:
+        german = sum(word in _words("de-nouns.txt") for word in words)
+        english = sum(_english_common(word) for word in words)
     return "de" if german > english else "en"
 
 
@@ -283,7 +294,11 @@ def _name_rule(token: _Token, language: str, evidence: Evidence) -> str | None:
         name_place = (
             token.first
             or previous.lower() in _DE_BARE_BEFORE
-            or (previous[:1].isupper() and previous.lower() not in _words("de-words.txt"))
+            or (
+                previous[:1].isupper()
+                and previous.lower() not in _DE_DETERMINERS | _words("de-words.txt") | _german_names()
+                and _german_noun(previous.lower())
+            )
         )
         if name_place or not _german_noun(genitive or lower):
             return RULE_NAME_LIST
@@ -300,6 +315,30 @@ def _genitive_dropped(word: str, language: str) -> str:
     return word
 
 
+def _german_adjective_phrase(tokens: list[_Token]) -> bool:
+    """German writes adjectives in lower case except in names: a capitalised word with an
+    adjective's ending after an article, before a capitalised word, starts a name ("die Deutsche
+    Bahn", "im Blauen Mond")."""
+    if len(tokens) < 2 or tokens[0].first:
+        return False
+    first = tokens[0].text.lower()
+    return (
+        tokens[0].previous.lower() in _DE_DETERMINERS
+        and first.endswith(_DE_ADJECTIVE_ENDINGS)
+        and first not in _german_names()
+        and (not _german_noun(first) or _german_adjectival(first))
+        and all(token.text[:1].isupper() for token in tokens[1:])
+    )
+
+
+def _german_adjectival(lower: str) -> bool:
+    """A noun declined as an adjective (Deutsche, Angestellte), or a compound ending in one
+    (Süddeutsche), in any of its endings."""
+    adjectival = _words("de-adjectival.txt")
+    stems = {lower, lower[:-1], lower[:-2]}
+    return any(stem[cut:] in adjectival for stem in stems for cut in range(max(len(stem) - 3, 0)))
+
+
 def _sentence_names(sentence: str, language: str, evidence: Evidence) -> list[Found]:
     """Names of one sentence: runs of capitalised words joined into phrases, each word judged."""
     tokens = _tokens(sentence)
@@ -309,8 +348,16 @@ def _sentence_names(sentence: str, language: str, evidence: Evidence) -> list[Fo
     def close() -> None:
         while run and run[-1][0].text.lower() in _CONNECTORS:
             run.pop()
+        for at in range(len(run) - 1) if language == "de" else ():
+            if _german_adjective_phrase([token for token, _ in run[at:]]):
+                start, end = run[at][0].start, run[-1][0].end
+                found.append(Found(" ".join(sentence[start:end].split()), RULE_PHRASE))
+                del run[at:]
+                break
         # A phrase starts at its first word that is a name, or inside a sentence at its first word.
-        while run and run[0][1] is None and (run[0][0].first or language == "de"):
+        while run and (
+            run[0][0].text.lower() in _CONNECTORS or (run[0][1] is None and (run[0][0].first or language == "de"))
+        ):
             run.pop(0)
         while language == "de" and run and run[-1][1] is None:
             run.pop()
@@ -374,7 +421,7 @@ def discover(text: str, *, evidence: Evidence | None = None, known: Iterable[str
     found = [Found("@" + handle, RULE_HANDLE) for handle in _HANDLE.findall(text)]
     titles = _titles(text)
     found += titles
-    found += [Found(name, RULE_KNOWN) for name in known if _mentioned(text, name)]
+    found += [Found(name, RULE_KNOWN) for name in known if capitalised_mention(text, name)]
     # A title's words and a handle are not looked at again as the sentence's words.
     stripped = _HANDLE.sub(" ", text)
     for title in titles:
@@ -393,15 +440,10 @@ def _is_common(lower: str) -> bool:
     return _english_common(lower) or (german and lower not in _german_names())
 
 
-def _mentioned(text: str, name: str) -> bool:
-    """`name` in `text` as whole words, any case — or with its capitals when it is a common word."""
+def capitalised_mention(text: str, name: str) -> bool:
+    """Whether `text` mentions the known `name` as whole words: in any case, unless every word of
+    it is a common word ("Will", "Post"), which counts only where written with its capitals."""
     if not name.strip():
         return False
     flags = 0 if all(_is_common(part.lower()) for part in name.split()) else re.IGNORECASE
     return re.search(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", text, flags) is not None
-
-
-def capitalised_mention(text: str, name: str) -> bool:
-    """Whether a known name found in `text` case-insensitively counts: always, unless every word
-    of it is a common word ("Will", "Post"), which counts only where written with its capitals."""
-    return _mentioned(text, name)

@@ -9,7 +9,7 @@ WORDFREQ_DE  wordfreq/data/large_de.msgpack.gz of the PyPI package wordfreq 3.1.
              chooses which German nouns and names are kept (none of its words are copied);
              reading it needs the msgpack package.
 
-Writes en.txt, de-nouns.txt and de-names.txt beside this file (de-words.txt is written by hand).
+Writes en.txt, de-nouns.txt, de-names.txt and de-adjectival.txt beside this file (de-words.txt is written by hand).
 """
 
 from __future__ import annotations
@@ -55,11 +55,13 @@ def wordfreq_german(path: Path) -> set[str]:
     return {word for index, bucket in enumerate(buckets) if index <= DE_MAX_CENTIBELS for word in bucket}
 
 
-def german(nouns_csv: Path, frequent: set[str]) -> tuple[list[str], list[str]]:
-    """German common nouns (lemmas and plurals, lower-cased) and names (lemmas as written), each
-    kept when frequent enough. A lemma that is both (Anna, Mark, Koch) is in both lists."""
+def german(nouns_csv: Path, frequent: set[str]) -> tuple[list[str], list[str], list[str]]:
+    """German common nouns (lemmas and plurals, lower-cased), names (lemmas as written) and the
+    nouns declined as adjectives (lower-cased: "Deutsche", "Angestellte"), each kept when frequent
+    enough. A lemma that is both a noun and a name (Anna, Mark, Koch) is in both lists."""
     nouns: set[str] = set()
     names: set[str] = set()
+    adjectival: set[str] = set()
     with nouns_csv.open(newline="", encoding="utf-8") as handle:
         rows = csv.reader(handle)
         header = next(rows)
@@ -74,16 +76,19 @@ def german(nouns_csv: Path, frequent: set[str]) -> tuple[list[str], list[str]]:
                 continue
             if "Substantiv" not in labels:
                 continue
+            if "adjektivische Deklination" in labels and lemma.casefold() in frequent:
+                adjectival.add(lemma.lower())
             for form in [lemma, *(row[i] for i in plural_columns)]:
                 if form and form.isalpha() and form.casefold() in frequent:  # wordfreq casefolds (ß → ss)
                     nouns.add(form.lower())
-    return sorted(nouns), sorted(names)
+    return sorted(nouns), sorted(names), sorted(adjectival)
 
 
 def main(argv: list[str]) -> None:
     scowl, nouns_csv, wordfreq_de = (Path(arg) for arg in argv)
     (HERE / "en.txt").write_text("\n".join(english(scowl)) + "\n", encoding="utf-8")
-    nouns, names = german(nouns_csv, wordfreq_german(wordfreq_de))
+    nouns, names, adjectival = german(nouns_csv, wordfreq_german(wordfreq_de))
+    (HERE / "de-adjectival.txt").write_text("\n".join(adjectival) + "\n", encoding="utf-8")
     (HERE / "de-nouns.txt").write_text("\n".join(nouns) + "\n", encoding="utf-8")
     (HERE / "de-names.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
 
