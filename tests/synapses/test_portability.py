@@ -262,7 +262,8 @@ def test_an_entity_the_mind_already_has_is_reused_whatever_its_case(netted, owne
 def test_a_knots_record_of_its_magnets_travels_with_it_and_names_the_copys_entities(netted, owner):
     knot = Knot.objects.filter(mind=netted.mind).exclude(entities=[]).order_by("pk").first()
     names = dict(Entity.objects.filter(pk__in=knot.entities).values_list("pk", "name"))
-    record = {"language": "en", "entities": [{"id": pk, "name": name, "rule": "mid-sentence"} for pk, name in names.items()]}
+    found = [{"id": pk, "name": name, "rule": "mid-sentence"} for pk, name in names.items()]
+    record = {"language": "en", "entities": found}
     Knot.objects.filter(pk=knot.pk).update(magnets=record)
     document = read_json(netted.agent.get("/mind/export"))
     assert next(row for row in document["knots"] if row["id"] == knot.pk)["magnets"] == record
