@@ -62,8 +62,7 @@ RULE_GIVEN = "given"  # the agent's `entities` (recorded by promotion, never fou
 RECURRENCE_MIN = 2
 # Longest quoted title taken (words): a longer quotation is speech, not a title.
 TITLE_MAX_WORDS = 8
-# Shortest part of a German compound discovery splits (characters): shorter pieces ("Ham" of
-# Hamburg) are too often accidental.
+# Shortest last part of a German compound discovery splits, the first may be one shorter (characters).
 COMPOUND_PART_MIN = 4
 # The English inflections stripped before a word is looked up (as generate.py removed them).
 _EN_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"),
@@ -127,12 +126,14 @@ def _words(name: str) -> frozenset[str]:
     return frozenset((LEXICON / name).read_text(encoding="utf-8").split())
 
 
+@cache
 def _english_common(lower: str) -> bool:
-    words = _words("en.txt")
-    if lower in words:
+    """Listed, or an inflection of a listed word — of one that is itself an inflection too, as the
+    list keeps neither ("quarterly": quarter, quart)."""
+    if lower in _words("en.txt"):
         return True
     return any(
-        lower.endswith(end) and len(lower) - len(end) >= 3 and lower[: -len(end)] + stem in words
+        lower.endswith(end) and len(lower) - len(end) >= 3 and _english_common(lower[: -len(end)] + stem)
         for end, stem in _EN_ENDINGS
     )
 
