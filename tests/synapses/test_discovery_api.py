@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from synapses.models import Entity, Knot
+from synapses.models import Edge, Entity, Knot
 from synapses.promotion.service import memories_promote
 
 pytestmark = pytest.mark.django_db
@@ -54,10 +54,10 @@ GERMAN_DISTRACTORS = [
 ]  # fmt: skip
 
 
-def _store(agent, contents: list[str]) -> dict[str, str]:
+def _store(agent, contents: list[str], prefix: str = "note") -> dict[str, str]:
     ids = {}
     for number, content in enumerate(contents):
-        response = agent.post("/memory", {"key": f"note-{number}", "content": content, "category": "fact"},
+        response = agent.post("/memory", {"key": f"{prefix}-{number}", "content": content, "category": "fact"},
                               format="json")  # fmt: skip
         assert response.status_code == 201, response.json()
         assert response.json()["entities"] == []
@@ -136,3 +136,18 @@ def test_a_deleted_discovered_entity_is_ignored_by_the_next_promotions(mind, own
                                            "category": "fact"}, format="json")  # fmt: skip
     memories_promote(mind_id=mind.mind.pk, now_all=True)
     assert _entity_names(mind.agent) == {"Anna", "Munich"}
+
+
+def test_a_german_noun_used_as_a_name_again_in_a_later_promotion_reaches_the_earlier_knot(mind):
+    first = _store(mind.agent, GERMAN[:1])[GERMAN[0]]
+    memories_promote(mind_id=mind.mind.pk, now_all=True)
+    assert _entity_names(mind.agent) == {"Anna"}  # one bare "Siemens" is no evidence yet
+    second = _store(mind.agent, GERMAN[1:2], prefix="later")[GERMAN[1]]
+    memories_promote(mind_id=mind.mind.pk, now_all=True)
+    assert _entity_names(mind.agent) == {"Anna", "Siemens", "München"}
+    knots = {knot.memory_id: knot for knot in Knot.objects.filter(mind=mind.mind)}
+    siemens = Entity.objects.get(mind=mind.mind, name="Siemens")
+    assert siemens.pk in knots[first].entities and siemens.pk in knots[second].entities
+    assert {"id": siemens.pk, "name": "Siemens", "rule": "recurrence"} in knots[first].magnets["entities"]
+    joined = Edge.objects.get(mind=mind.mind, source=knots[second], target=knots[first])
+    assert siemens.pk in joined.shared_entities
