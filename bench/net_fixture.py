@@ -418,4 +418,22 @@ def backlog_remove(net: NetFixture, memory_ids: list[str] | None) -> int:
     if memory_ids is not None:
         backlog = backlog.filter(pk__in=memory_ids)
     _, deleted = backlog.delete()
+    _discovered_remove(net)
     return deleted.get(Memory._meta.label, 0)
+
+
+def _discovered_remove(net: NetFixture) -> None:
+    """The entities the backlog's promotion found in its content (entity discovery), gone again,
+    and from the built knots that gained one (a name the mind used again)."""
+    from synapses.models import Entity, Knot
+
+    extra = Entity.objects.filter(mind_id=net.mind_id).exclude(name__in=ENTITY_NAMES)  # the built ones
+    extra_ids = set(extra.values_list("pk", flat=True))
+    if not extra_ids:
+        return
+    for knot in Knot.objects.filter(mind_id=net.mind_id, entities__overlap=list(extra_ids)).only("entities", "magnets"):
+        knot.entities = [entity_id for entity_id in knot.entities if entity_id not in extra_ids]
+        found = [item for item in knot.magnets.get("entities", []) if item["id"] not in extra_ids]
+        knot.magnets = {**knot.magnets, "entities": found} if knot.magnets else {}
+        knot.save(update_fields=["entities", "magnets"])
+    extra.delete()

@@ -218,7 +218,9 @@ TOOLS: dict[str, Tool] = {
             description=(
                 "Call when you learn something that should outlast this conversation: a fact about the user, a "
                 "preference, a decision, a mistake not to repeat. Give a stable `key` to update the same memory "
-                "later (same category and key = update, not a duplicate). Not for small talk."
+                "later (same category and key = update, not a duplicate). Not for small talk. Optional: `entities`, "
+                "the names it is about (the server also finds names in the content), and `event_time`, when it "
+                "happened if not now; both join related memories in the long-term net."
             ),
             input_schema=serializer_schema(MemoryInputSerializer()),
             run=store,

@@ -64,6 +64,12 @@ urlpatterns = [
     path("app/minds/<mind_id:mind_id>/net/data/", net_pages.net_data, name="ui-mind-net-data"),
     path("app/minds/<mind_id:mind_id>/entities/", net_pages.entities_page, name="ui-mind-entities"),
     path("app/minds/<mind_id:mind_id>/entities/merge/", net_pages.entity_merge_view, name="ui-mind-entity-merge"),
+    path("app/minds/<mind_id:mind_id>/entities/discovery/", net_pages.discovery_view, name="ui-mind-discovery"),
+    path(
+        "app/minds/<mind_id:mind_id>/entities/<row_id:entity_id>/delete/",
+        net_pages.entity_delete_view,
+        name="ui-mind-entity-delete",
+    ),
     path(
         "app/minds/<mind_id:mind_id>/entities/<row_id:entity_id>/",
         net_pages.entity_edit,

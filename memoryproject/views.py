@@ -34,6 +34,9 @@ At the start of a session, recall what you know:
 Whenever you learn something worth keeping, store it:
   POST /memory  {{"category": "fact", "key": "office_city", "content": "Office is in Berlin", "tags": ["work"]}}
   Same category and key again updates it instead of duplicating it.
+  Optional: "entities": ["Anna", "Siemens"] (who or what it is about) and "event_time" (ISO 8601,
+  when it happened, if not now). The long-term net joins memories that share a name or a time;
+  you need not send names: the server finds them in the content and knows the mind's names.
 
 Categories: {", ".join(Category.values)}.
 Find things: GET /memory/search?q=<words>

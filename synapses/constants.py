@@ -180,6 +180,15 @@ MODES: Final = {
 # The key of a mind's settings (Mind.settings) that holds its mode overrides and additions:
 # {name: {"hop_depth": 0–3, "gravity_factor": 0–1}}, read with MODES as the defaults.
 MIND_MODES_SETTING: Final = "modes"
+# The key of a mind's settings that holds entity discovery's switch and ignore list:
+# {"enabled": bool (true when absent), "ignored": [names discovery must not propose, lower-cased]}
+# (docs/synapse-model.md, "Magnets found in the content").
+MIND_DISCOVERY_SETTING: Final = "entity_discovery"
+# The mind's newest knots whose content a promotion run reads as discovery's evidence, once per
+# mind and run (knots): a word the mind used as a name before counts as one (recurrence).
+DISCOVERY_EVIDENCE_KNOTS: Final = 200
+# Most names a mind's ignore list holds (names): each deleted entity adds its name and aliases.
+DISCOVERY_IGNORED_MAX: Final = 5_000
 # Goal activation (cosine to the raw query × motivation) at or above which a goal bends the
 # search vector (dimensionless). The original's value for its model; each embedder's calibrated
 # value (EMBEDDER_THRESHOLDS, with the anchor floor) replaces it.

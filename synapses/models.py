@@ -11,7 +11,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
@@ -76,6 +76,11 @@ class Knot(models.Model):
     themes = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     # Ids of the mind's entities the knot mentions (an array: the GIN index finds shared ones).
     entities = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    # What promotion found and by which rule (docs/synapse-model.md, "Magnets found in the
+    # content"): {"language": "en"|"de"|"", "entities": [{"id", "name", "rule"}, …]} — on the knot,
+    # because the pipeline log that also says it expires and is erased with deletions.
+    # The database's default too: statements that insert knots by hand (the bench) need not name it.
+    magnets = models.JSONField(default=dict, db_default=Value({}, output_field=models.JSONField()), blank=True)
     event_time = models.DateTimeField(null=True, blank=True)
     event_precision = models.CharField(max_length=8, choices=EventPrecision.choices, blank=True, default="")
     # Accumulator: salience at creation, + REINFORCEMENT_BOOST per use, unbounded (raw weight units).

@@ -20,10 +20,26 @@ from memoryproject.core.api.strict import unknown_fields_reject
 from memoryproject.core.domain import ValidationFailed
 from memoryproject.core.page_limits import MAX_PAGE_LIMIT
 
+# What a client (and a model reading the MCP `store` tool's schema) needs to know of the fields
+# whose use is not plain from their name.
+FIELD_HELP = {
+    "entities": (
+        "Optional. Names of the people, places, organisations, products or titles the memory is about "
+        '(e.g. ["Anna", "Siemens"]). The net joins memories that share a name. You need not send them: '
+        "promotion finds names in the content itself (entity discovery) and the names the mind already "
+        "knows; send them when the content does not spell a name out, or to make sure."
+    ),
+    "event_time": (
+        "Optional. When what the memory tells happened or will happen (ISO 8601), if that is not when it "
+        "is stored: the net joins memories close in time. Leave it out for timeless facts."
+    ),
+    "event_precision": "Optional, with event_time: how exact it is (second … year).",
+}
 
-def _schema_field_of(rule: FieldRule) -> serializers.Field:
+
+def _schema_field_of(rule: FieldRule, help_text: str | None = None) -> serializers.Field:
     """The DRF field that describes `rule` in the OpenAPI document (validation is the rule's own)."""
-    common = {"required": rule.required, "allow_null": rule.null}
+    common = {"required": rule.required, "allow_null": rule.null, "help_text": help_text}
     if rule.kind == "text":
         validators = [RegexValidator(rule.pattern.pattern, message=rule.pattern_message)] if rule.pattern else []
         return StrictCharField(max_length=rule.max_chars, allow_blank=rule.blank, validators=validators, **common)
@@ -46,7 +62,7 @@ class MemoryInputSerializer(serializers.Serializer):
     """Validates a memory write. With `partial=True` (updates) every field is optional."""
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        return {name: _schema_field_of(rule) for name, rule in MEMORY_FIELD_RULES.items()}
+        return {name: _schema_field_of(rule, FIELD_HELP.get(name)) for name, rule in MEMORY_FIELD_RULES.items()}
 
     def to_internal_value(self, data) -> dict:
         try:

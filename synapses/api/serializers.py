@@ -22,6 +22,7 @@ from memoryproject.core.api.fields import (
 )
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from synapses import constants
+from synapses.constants import DISCOVERY_IGNORED_MAX
 from synapses.net.selectors.knots import knot_superseded
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
@@ -197,6 +198,23 @@ class EdgeSerializer(serializers.Serializer):
         return _names(self.context, edge.shared_entities)
 
 
+class MagnetEntitySerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The entity (GET /synapses/entities/{id}).")
+    name = serializers.CharField(help_text="Its name when the knot was made.")
+    rule = serializers.CharField(
+        help_text="How it was found: given (the memory's `entities`), known (a name or alias of the mind in the "
+        "content), or the discovery rule — handle, title, phrase, name-list, mid-sentence, sentence-start, "
+        'recurrence (docs/synapse-model.md, "Magnets found in the content").'
+    )
+
+
+class MagnetsSerializer(serializers.Serializer):
+    language = serializers.CharField(
+        required=False, help_text="The content's language as discovery read it: en or de ('' for knots made before)."
+    )
+    entities = MagnetEntitySerializer(many=True, required=False)
+
+
 class KnotSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     memory_id = serializers.CharField()
@@ -206,6 +224,7 @@ class KnotSerializer(serializers.Serializer):
     themes = serializers.ListField(child=serializers.CharField())
     entities = serializers.SerializerMethodField(help_text="Names of the knot's entities.")
     entity_ids = serializers.ListField(child=serializers.IntegerField(), source="entities")
+    magnets = MagnetsSerializer(help_text="What promotion found in the content, and by which rule.")
     event_time = serializers.DateTimeField(allow_null=True)
     event_precision = serializers.CharField()
     emotion = serializers.CharField()
@@ -374,3 +393,35 @@ class GraphQuerySerializer(serializers.Serializer):
 
     def validate_tag(self, value: str) -> str:
         return value.lower()
+
+
+class EntityDeletedSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="entity_id", help_text="The entity deleted.")
+    name = serializers.CharField()
+    knots_changed = serializers.IntegerField(help_text="Knots that carried it and no longer do.")
+    edges_recomputed = serializers.SerializerMethodField(help_text="Edge pairs whose entity layer was evaluated again.")
+    ignored = serializers.ListField(
+        child=serializers.CharField(), help_text="The mind's ignore list now: discovery will not propose these names."
+    )
+
+    def get_edges_recomputed(self, deleted) -> int:
+        return 0 if deleted.edges is None else deleted.edges.candidates
+
+
+class DiscoverySerializer(serializers.Serializer):
+    enabled = serializers.BooleanField(
+        help_text="Whether promotion finds names in the content (on unless switched off)."
+    )
+    ignored = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Names (lower-cased) discovery does not propose; a deleted entity's go here.",
+    )
+
+
+class DiscoveryInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """The owner's change; either field may be left out. `ignored` replaces the list."""
+
+    enabled = StrictBooleanField(required=False)
+    ignored = serializers.ListField(
+        child=_name_field(), required=False, max_length=DISCOVERY_IGNORED_MAX, help_text="Names, any case."
+    )

@@ -30,6 +30,7 @@ urlpatterns = [
     *route("synapses/goals", views.GoalCollectionView.as_view(), name="synapses-goals"),
     *route("synapses/goals/<row_id:goal_id>", views.GoalDetailView.as_view(), name="synapses-goal"),
     *route("synapses/entities", views.EntityCollectionView.as_view(), name="synapses-entities"),
+    *route("synapses/discovery", views.DiscoveryView.as_view(), name="synapses-discovery"),
     *route("synapses/entities/<row_id:entity_id>", views.EntityDetailView.as_view(), name="synapses-entity"),
     *route("synapses/entities/<row_id:entity_id>/merge", views.EntityMergeView.as_view(), name="synapses-entity-merge"),
     *route("synapses/knots", views.KnotCollectionView.as_view(), name="synapses-knots"),

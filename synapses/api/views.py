@@ -30,8 +30,11 @@ from minds.api.request_mind import mind_from_request, named_mind_id
 from minds.permissions import IsHuman
 from minds.principals import is_agent
 from synapses.api.serializers import (
+    DiscoveryInputSerializer,
+    DiscoverySerializer,
     EntitiesQuerySerializer,
     EntityChangedSerializer,
+    EntityDeletedSerializer,
     EntityInputSerializer,
     EntityMergeInputSerializer,
     EntitySerializer,
@@ -51,7 +54,8 @@ from synapses.api.serializers import (
 )
 from synapses.net.selectors import knots as queries
 from synapses.resonance.goals import goal_create, goal_delete, goal_update
-from synapses.upkeep.entities import entity_create, entity_merge, entity_update
+from synapses.upkeep.discovery import discovery_get, discovery_update
+from synapses.upkeep.entities import entity_create, entity_delete, entity_merge, entity_update
 from synapses.upkeep.reinforcement import knots_used_reinforce
 
 SYNAPSES_TAG = ["synapses"]
@@ -62,6 +66,10 @@ ENTITIES_DEFAULT_LIMIT = 100
 GOALS_DEFAULT_LIMIT = 100
 RELATED_DEFAULT_LIMIT = 20
 
+DELETE_BY_A_PERSON = (
+    "Deleting an entity cannot be undone and puts its names on the mind's ignore list, so a person decides it: "
+    "log in (JWT) with write access to the mind."
+)
 MERGE_BY_A_PERSON = (
     "Merging entities cannot be undone, so a person decides it: log in (JWT) with write access to the mind. "
     "A Mind Key may create, rename and alias entities."
@@ -203,6 +211,34 @@ class EntityDetailView(APIView):
         body = _body(EntityInputSerializer, request, partial=True)
         changed = entity_update(entity=entity, name=body.get("name"), aliases=body.get("aliases"))
         return Response(_entity_changed(changed))
+
+    @extend_schema(tags=SYNAPSES_TAG, responses={200: EntityDeletedSerializer})
+    def delete(self, request, entity_id: int):
+        """Delete the entity (a person only): its knots lose it, their edges are recomputed, its names are ignored."""
+        mind, _ = mind_from_request(request, need=Access.WRITE)
+        entity = queries.entity_get(mind_id=mind.pk, entity_id=entity_id)
+        if is_agent(request.user):
+            raise PermissionDenied(DELETE_BY_A_PERSON)
+        no_query_params(request)
+        return Response(EntityDeletedSerializer(entity_delete(entity=entity)).data)
+
+
+class DiscoveryView(APIView):
+    @extend_schema(tags=SYNAPSES_TAG, responses={200: DiscoverySerializer})
+    def get(self, request):
+        """Whether entity discovery is on for the mind, and the names it ignores."""
+        mind, _ = mind_from_request(request, need=Access.READ)
+        no_query_params(request)
+        return Response(DiscoverySerializer(discovery_get(mind)).data)
+
+    @extend_schema(tags=SYNAPSES_TAG, request=DiscoveryInputSerializer, responses={200: DiscoverySerializer})
+    def patch(self, request):
+        """Switch entity discovery on or off, replace the ignore list (the mind's owner only)."""
+        mind, _ = mind_from_request(request, need=Access.OWNER)
+        no_query_params(request)
+        body = _body(DiscoveryInputSerializer, request)
+        setting = discovery_update(mind_id=mind.pk, enabled=body.get("enabled"), ignored=body.get("ignored"))
+        return Response(DiscoverySerializer(setting).data)
 
 
 class EntityMergeView(APIView):

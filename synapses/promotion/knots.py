@@ -101,7 +101,7 @@ def knot_time(memory: Memory) -> tuple[datetime | None, str]:
     return named.at, named.precision
 
 
-def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot:
+def knot_create(memory: Memory, *, entity_ids: list[int], magnets: dict | None = None, now: datetime) -> Knot:
     """The memory's knot, active at its anchor, and the memory's origin link to it (one
     statement); the Knot returned carries every field edge formation reads.
 
@@ -122,6 +122,7 @@ def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot
         embedding_model=memory.embedding_model,
         themes=themes_of(memory.tags),
         entities=entity_ids,
+        magnets=magnets or {},
         event_time=event_time,
         event_precision=precision,
         weight_raw=memory.salience,
@@ -135,6 +136,7 @@ def knot_create(memory: Memory, *, entity_ids: list[int], now: datetime) -> Knot
     }
     params |= {
         "attributes": json.dumps(knot.attributes),
+        "magnets": json.dumps(knot.magnets),
         "embedding": vector_literal(knot.embedding),
         "kind": LinkKind.ORIGIN.value,
     }

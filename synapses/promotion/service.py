@@ -42,7 +42,15 @@ from synapses.models import KnotPresence, LinkKind
 from synapses.net.edges import knot_edges_form
 from synapses.net.presence import knot_half_reactivate
 from synapses.net.selectors.candidates import NetFacts
-from synapses.promotion.entities import explicit_names_create, memory_entities_resolve
+from synapses.promotion.discovery import Evidence, Found
+from synapses.promotion.entities import (
+    Discovery,
+    discovery_settings,
+    explicit_names_create,
+    found_in,
+    memory_entities_resolve,
+    mind_evidence,
+)
 from synapses.promotion.knots import embedding_ensure, knot_create, link_create, nearest_other_knots
 from synapses.promotion.match import match_pick
 from synapses.promotion.select import Candidate, batch_claim, candidates_select, locks_take
@@ -113,17 +121,40 @@ class PromotionSummary:
         return asdict(self)
 
 
-def _entities_create(memories: list[Memory], now: datetime) -> dict[str, set[str]]:
-    """The batch's explicit names, created once per mind in (mind, key) order before any memory's
-    own work (synapses.promotion.entities.explicit_names_create): per mind, the keys created."""
+def _batch_discover(memories: list[Memory], evidence: dict[str, Evidence]) -> dict[str, list[Found]]:
+    """The names discovery finds in each memory of the batch, as each mind's setting allows:
+    {memory id: names}. A mind's memories are read together with what its newest knots said
+    (`evidence`, the run's, read once per mind and grown by each batch). Promotion does this, not
+    the store: a store's latency never pays for it."""
+    contents: dict[str, dict[str, str]] = {}
+    for memory in memories:
+        contents.setdefault(memory.mind_id, {})[memory.pk] = memory.content
+    settings = discovery_settings(contents)
+    found: dict[str, list[Found]] = {}
+    for mind_id, of_mind in contents.items():
+        discovery = settings.get(mind_id, Discovery())
+        if discovery.enabled:
+            if mind_id not in evidence:
+                evidence[mind_id] = mind_evidence(mind_id)
+            for content in of_mind.values():
+                evidence[mind_id].add(content)
+        found |= found_in(of_mind, discovery, evidence.get(mind_id))
+    return found
+
+
+def _entities_create(memories: list[Memory], now: datetime, found: dict[str, list[Found]]) -> dict[str, set[str]]:
+    """The batch's explicit and discovered names, created once per mind in (mind, key) order
+    before any memory's own work (synapses.promotion.entities.explicit_names_create): per mind,
+    the keys created."""
     names: dict[str, list[str]] = {}
     for memory in memories:
         names.setdefault(memory.mind_id, []).extend(memory.entities or ())
+        names[memory.mind_id].extend(name.name for name in found.get(memory.pk, ()))
     return {mind_id: explicit_names_create(mind_id=mind_id, names=names[mind_id], now=now) for mind_id in sorted(names)}
 
 
 def _promote_claimed(
-    memory: Memory, sp: Span, now: datetime, created_keys: set[str], facts: NetFacts
+    memory: Memory, sp: Span, now: datetime, created_keys: set[str], facts: NetFacts, found: list[Found]
 ) -> PromotionOutcome:
     """The promotion of one claimed memory, inside its batch's transaction (its locks taken, its
     explicit names created; `facts` what the batch learned of the net so far)."""
@@ -172,15 +203,16 @@ def _promote_claimed(
     # were resolved when it was created (the batch has created the explicit names already).
     entities = memory_entities_resolve(
         mind_id=memory.mind_id, names=list(memory.entities), content=memory.content, now=now,
-        created_keys=created_keys,
+        created_keys=created_keys, discovered=found,
     )  # fmt: skip
-    knot = knot_create(memory, entity_ids=entities.ids, now=now)
+    knot = knot_create(memory, entity_ids=entities.ids, magnets=entities.magnets, now=now)
     sp.calculation(
         {
             "step": "magnets",
             "entity_ids": entities.ids,
             "explicit_names": entities.explicit,
             "found_in_content": entities.found_in_content,
+            "discovered": [{"name": name.name, "rule": name.rule} for name in found],
             "entities_created": entities.created,
             "themes": knot.themes,
             "event_time": knot.event_time,
@@ -247,7 +279,14 @@ def _constraint_of(error: IntegrityError) -> str | None:
 
 
 def _claimed_promote(
-    candidate: Candidate, memory: Memory, *, now: datetime, now_all: bool, created_keys: set[str], facts: NetFacts
+    candidate: Candidate,
+    memory: Memory,
+    *,
+    now: datetime,
+    now_all: bool,
+    created_keys: set[str],
+    facts: NetFacts,
+    found: list[Found],
 ) -> PromotionOutcome:
     """Promote one claimed memory in a savepoint of its batch: check it, resolve its magnets,
     match, link or create (§4). One `synapses.promotion` span with every decision and number.
@@ -268,7 +307,7 @@ def _claimed_promote(
         sp.input({"salience": memory.salience, "verified": memory.verified, "updated_at": memory.updated_at})
         try:
             with transaction.atomic():
-                result = _promote_claimed(memory, sp, now, created_keys, facts)
+                result = _promote_claimed(memory, sp, now, created_keys, facts, found)
         except Unavailable as error:
             sp.error({"step": "embedding", "type": type(error).__name__, "message": str(error)[:_ERROR_CHARS]})
             sp.set_status(STATUS_ERROR)
@@ -316,6 +355,7 @@ def batch_promote(
     now_all: bool = False,
     size: int = PROMOTION_CLAIM_SIZE,
     facts: NetFacts | None = None,
+    evidence: dict[str, Evidence] | None = None,
 ) -> BatchResult:
     """Claim up to `size` of `candidates` and promote them in one transaction: one claim, one lock
     statement, the batch's new entity names, each memory in its savepoint, one `knot.created` per
@@ -338,12 +378,15 @@ def batch_promote(
         if not claimed:
             return BatchResult(claimed=[], outcomes=[])
         locks_take(claimed)
-        created_keys = _entities_create(claimed, now)
+        found = _batch_discover(claimed, evidence if evidence is not None else {})
+        created_keys = _entities_create(claimed, now, found)
         facts = facts if facts is not None else NetFacts()
         for memory in claimed:
             keys = created_keys.get(memory.mind_id, set())
             candidate = by_id[memory.pk]
-            result = _claimed_promote(candidate, memory, now=now, now_all=now_all, created_keys=keys, facts=facts)
+            result = _claimed_promote(
+                candidate, memory, now=now, now_all=now_all, created_keys=keys, facts=facts, found=found[memory.pk]
+            )
             results.append(result)
             if result.outcome is Outcome.DEFERRED:
                 break
@@ -384,8 +427,9 @@ def memories_promote(
     summary = PromotionSummary(selected=len(candidates), not_pending=len(ids) - len(candidates) if ids else 0)
     remaining = candidates
     facts = NetFacts()  # what the run's batches learn of the net, kept for its later ones
+    evidence: dict[str, Evidence] = {}  # discovery's, per mind: its newest knots, then each batch
     while remaining:
-        batch = batch_promote(remaining, now_all=now_all, size=PROMOTION_CLAIM_SIZE, facts=facts)
+        batch = batch_promote(remaining, now_all=now_all, size=PROMOTION_CLAIM_SIZE, facts=facts, evidence=evidence)
         claimed, results = batch.claimed, batch.outcomes
         if not claimed:  # the rest is held by other workers, or they promoted it meanwhile
             summary.skipped += len(remaining)

@@ -59,13 +59,13 @@ VALUES (%(mind)s, %(memory)s, %(hash)s, %(knot)s, %(kind)s, %(now)s)
 KNOT_CREATE_SQL = """
 WITH knot AS (
     INSERT INTO {knot} (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
-                        attributes, embedding, embedding_model, themes, entities, event_time,
+                        attributes, embedding, embedding_model, themes, entities, magnets, event_time,
                         event_precision, weight_raw, weight_anchor, activation_count, created_at,
                         source_created_at)
     VALUES (%(mind_id)s, %(memory_id)s, %(content)s, %(content_hash)s, %(category)s, %(observer)s, %(emotion)s,
             NULL, %(attributes)s::jsonb, %(embedding)s::vector, %(embedding_model)s, %(themes)s::varchar[],
-            %(entities)s::bigint[], %(event_time)s, %(event_precision)s, %(weight_raw)s, %(weight_anchor)s, 1,
-            %(created_at)s, %(source_created_at)s)
+            %(entities)s::bigint[], %(magnets)s::jsonb, %(event_time)s, %(event_precision)s, %(weight_raw)s,
+            %(weight_anchor)s, 1, %(created_at)s, %(source_created_at)s)
     RETURNING id
 ), presence AS (
     INSERT INTO {presence} (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at, is_active)
@@ -95,12 +95,25 @@ RETURNING attempts, parked_at IS NOT NULL
 
 # --- entities -------------------------------------------------------------------------------------
 
+# A name discovery took because the mind's texts use it as one again (the rule `recurrence`), added
+# to the mind's knots written before that mention it, with its capitals, as a word, and lack it,
+# and recorded in their magnets (docs/synapse-model.md, "Magnets found in the content"). Only for
+# such names: a name's first mention has no earlier knot to look through.
+KNOTS_RECURRENCE_GAIN_SQL = """
+UPDATE {knot}
+   SET entities = array_append(entities, %(entity)s),
+       magnets = jsonb_set(magnets, ARRAY['entities'], coalesce(magnets -> 'entities', '[]'::jsonb)
+                 || jsonb_build_array(jsonb_build_object('id', %(entity)s, 'name', %(name)s, 'rule', 'recurrence')))
+ WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
+   AND content ~ %(pattern)s
+""".format(**TABLES)
+
 # The explicit names the mind knows neither as a name nor as an alias, in key order (so that two
 # transactions creating the same names insert them in the same order and never deadlock). A
 # name another transaction inserts at the same moment waits for it, then conflicts: DO NOTHING
 # (the unique index on (mind, lower(name))), and the SELECT of ENTITIES_OF_KEYS_SQL, a new
-# statement, sees it. Keyed by what it returns of each entity created: its "id" (a memory's own
-# names) or its "key", lower(name) (a batch's names, created before its memories).
+# statement, sees it. It returns the key, lower(name), of each entity created (keyed "key": the one
+# variant since a memory's own names, too, are counted by their keys).
 _ENTITIES_INSERT_TEMPLATE = """
 INSERT INTO {entity} (mind_id, name, aliases, created_at)
 SELECT %(mind)s, given.name, '{{}}', %(now)s
@@ -116,7 +129,7 @@ RETURNING {returning}
 """
 ENTITIES_INSERT_SQL = {
     returned: _ENTITIES_INSERT_TEMPLATE.format(returning=column, **TABLES)
-    for returned, column in (("id", "id"), ("key", "lower(name)"))
+    for returned, column in (("key", "lower(name)"),)
 }
 
 # The mind's entities whose name or an alias is one of the keys. The keys arrive as one JSON

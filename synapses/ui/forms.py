@@ -13,6 +13,7 @@ from django import forms
 from memories.limits import MAX_TAG_CHARS, RECALL_MAX_LABEL_CHARS, RECALL_MAX_QUERY_CHARS
 from memories.models import Category
 from synapses.api.serializers import GOAL_STATEMENT_MAX_CHARS, GRAPH_MAX_NODES
+from synapses.constants import DISCOVERY_IGNORED_MAX
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
 
 # The largest id a row of the net can have (PostgreSQL's bigint); a larger number is no entity.
@@ -121,3 +122,27 @@ class GoalForm(forms.Form):
 
     def clean_statement(self) -> str:
         return self.cleaned_data["statement"].strip()
+
+
+class DiscoveryForm(forms.Form):
+    """The owner's entity discovery: on or off, and the names it ignores (one a line)."""
+
+    enabled = forms.BooleanField(required=False, label="Find names in the content")
+    ignored = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        max_length=DISCOVERY_IGNORED_MAX * (ENTITY_NAME_MAX_CHARS + 1),
+        label="Ignored names",
+        help_text="One a line; discovery does not propose them. Deleting an entity adds its names.",
+    )
+
+    def clean_ignored(self) -> list[str]:
+        names = [line.strip() for line in self.cleaned_data["ignored"].splitlines() if line.strip()]
+        too_long = [name for name in names if len(name) > ENTITY_NAME_MAX_CHARS]
+        if too_long:
+            raise forms.ValidationError(
+                f"A name has at most {ENTITY_NAME_MAX_CHARS} characters; “{too_long[0][:40]}…”."
+            )
+        if len(names) > DISCOVERY_IGNORED_MAX:
+            raise forms.ValidationError(f"At most {DISCOVERY_IGNORED_MAX} names; {len(names)} given.")
+        return names

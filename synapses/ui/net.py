@@ -35,13 +35,15 @@ from synapses.resonance.contribution import RECALL_SECTION_NAME
 from synapses.resonance.service import mood_resolve
 from synapses.ui.forms import (
     ENTITIES_PAGE_SIZE,
+    DiscoveryForm,
     EntityForm,
     EntityMergeForm,
     EntitySearchForm,
     NetFilterForm,
     RecallForm,
 )
-from synapses.upkeep.entities import EntityChanged, entity_create, entity_merge, entity_update
+from synapses.upkeep.discovery import discovery_get, discovery_update
+from synapses.upkeep.entities import EntityChanged, entity_create, entity_delete, entity_merge, entity_update
 
 # Refusals of an entity change, shown on the form that was sent.
 ENTITY_CHANGE_ERRORS = (Conflict, ValidationFailed)
@@ -173,6 +175,10 @@ def _entities_context(request: HttpRequest, mind, level: Access, **forms) -> dic
         "create_form": forms.get("create_form") or EntityForm(auto_id="id_new_%s"),
         "merge_form": forms.get("merge_form") or EntityMergeForm(),
         "edit_errors": forms.get("edit_errors"),
+        "is_owner": level >= Access.OWNER,
+        "discovery": (setting := discovery_get(mind)),
+        "discovery_form": forms.get("discovery_form")
+        or DiscoveryForm(initial={"enabled": setting.enabled, "ignored": "\n".join(setting.ignored)}),
     }
 
 
@@ -254,6 +260,41 @@ def entity_merge_view(request: HttpRequest, mind_id: str) -> HttpResponse:
             messages.success(request, message)
             return redirect("ui-mind-entities", mind_id=mind.pk)
     context = _entities_context(request, mind, level, merge_form=form)
+    return render(request, "synapses/entities.html", context, status=400)
+
+
+@ui_view
+@require_POST
+def entity_delete_view(request: HttpRequest, mind_id: str, entity_id: int) -> HttpResponse:
+    """Delete the entity (`DELETE /synapses/entities/{id}`): its knots lose it, their edges are
+    recomputed, and its names go on the ignore list so discovery does not bring it back."""
+    mind, _ = mind_get_for(user=request.user, mind_id=mind_id, need=Access.WRITE)
+    entity = queries.entity_get(mind_id=mind.pk, entity_id=entity_id)
+    try:
+        deleted = entity_delete(entity=entity)
+    except ValidationFailed as error:
+        messages.error(request, " ".join(str(text) for texts in error.fields.values() for text in texts))
+    else:
+        count = deleted.knots_changed
+        message = f"Entity {deleted.name} deleted: {count} knot{'s' if count != 1 else ''} no longer carry it"
+        message += "; their edges were recomputed." if deleted.edges else "."
+        messages.success(request, message + " Discovery will not propose its names again (Ignored names).")
+    return redirect("ui-mind-entities", mind_id=mind.pk)
+
+
+@ui_view
+@require_POST
+def discovery_view(request: HttpRequest, mind_id: str) -> HttpResponse:
+    """The owner switches entity discovery on or off and edits the ignore list (`PATCH /synapses/discovery`)."""
+    mind, level = mind_get_for(user=request.user, mind_id=mind_id, need=Access.OWNER)
+    form = DiscoveryForm(request.POST)
+    if form.is_valid():
+        setting = discovery_update(mind_id=mind.pk, enabled=form.cleaned_data["enabled"],
+                                   ignored=form.cleaned_data["ignored"])  # fmt: skip
+        state = "on" if setting.enabled else "off"
+        messages.success(request, f"Entity discovery is {state}; {len(setting.ignored)} names ignored.")
+        return redirect("ui-mind-entities", mind_id=mind.pk)
+    context = _entities_context(request, mind, level, discovery_form=form)
     return render(request, "synapses/entities.html", context, status=400)
 
 

@@ -1,4 +1,4 @@
-"""Changes a person makes to a mind's entities: create, rename, aliases, merge (docs/synapse-model.md §6).
+"""Changes a person makes to a mind's entities: create, rename, aliases, merge, delete (docs/synapse-model.md §6).
 
 A name or alias belongs to one entity of a mind, whatever its case: "Anna" cannot be one
 entity's name and another's alias. Every change keeps the knots' entity arrays and the edges
@@ -12,7 +12,10 @@ that carry them right (Trigger 3):
   its memory named it explicitly, which the knot does not record;
 - a merge replaces the merged entity's id by the kept one's in every knot (once), the kept one
   takes the other's name and aliases as aliases, the other is deleted, and the edges carrying
-  either are evaluated again.
+  either are evaluated again;
+- a delete takes the entity from every knot (and from their recorded magnets), evaluates the
+  edges that carried it again, and puts its name and aliases on the mind's ignore list, or
+  discovery would find the name again at the next promotion.
 
 Trigger 3 recomputes the edges that exist; knots that only now share an entity and have no edge
 are joined by the next rebuild (`manage.py rebuild_edges`).
@@ -30,7 +33,13 @@ from django.db.models import Q
 from memoryproject.core.domain import Conflict, ValidationFailed
 from synapses.models import Entity
 from synapses.net.edges import EdgesFormed
-from synapses.upkeep.sql import ENTITY_MERGE_KNOTS_SQL, KNOTS_MENTIONING_GAIN_SQL, NAMES_TAKEN_SQL
+from synapses.upkeep.discovery import names_ignore
+from synapses.upkeep.sql import (
+    ENTITY_DELETE_KNOTS_SQL,
+    ENTITY_MERGE_KNOTS_SQL,
+    KNOTS_MENTIONING_GAIN_SQL,
+    NAMES_TAKEN_SQL,
+)
 from synapses.upkeep.triggers import entity_edges_recompute
 
 # Longest name or alias (characters), as Entity.name holds.
@@ -165,3 +174,32 @@ def entity_merge(*, entity: Entity, into: Entity) -> EntityChanged:
         into.save(update_fields=["aliases"])
         edges = entity_edges_recompute(mind_id=into.mind_id, entity_id=into.pk, former_ids=[gone_id])
     return EntityChanged(entity=into, knots_gained=moved, edges=edges)
+
+
+@dataclass(frozen=True)
+class EntityDeleted:
+    """What deleting an entity did."""
+
+    entity_id: int
+    name: str
+    knots_changed: int  # knots that carried it
+    edges: EdgesFormed | None  # the Trigger 3 recomputation (None when no knot carried it)
+    ignored: list[str]  # the mind's ignore list after the delete
+
+
+def entity_delete(*, entity: Entity) -> EntityDeleted:
+    """Delete the entity: its knots lose it, their edges' entity layer is evaluated again, and its
+    names go on the mind's ignore list (synapses.upkeep.discovery). A person decides this."""
+    with transaction.atomic():
+        locked = Entity.objects.select_for_update().filter(pk=entity.pk).first()
+        if locked is None:
+            raise ValidationFailed({"entity": ["The entity was deleted meanwhile; list the entities again."]})
+        with connection.cursor() as cursor:
+            cursor.execute(ENTITY_DELETE_KNOTS_SQL, {"mind": entity.mind_id, "gone": entity.pk})
+            changed = cursor.rowcount
+        gone_id = entity.pk
+        entity.delete()
+        edges = entity_edges_recompute(mind_id=locked.mind_id, entity_id=gone_id) if changed else None
+        setting = names_ignore(mind_id=locked.mind_id, names=[locked.name, *locked.aliases])
+    return EntityDeleted(entity_id=gone_id, name=locked.name, knots_changed=changed, edges=edges,
+                         ignored=setting.ignored)  # fmt: skip

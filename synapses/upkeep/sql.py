@@ -37,6 +37,18 @@ UPDATE {knot} SET entities = array_append(entities, %(entity)s)
    AND content ~* ANY(%(patterns)s::text[])
 """.format(**TABLES)
 
+# A deleted entity taken from every knot carrying it, and from the entities its magnets record.
+ENTITY_DELETE_KNOTS_SQL = """
+UPDATE {knot}
+   SET entities = array_remove(entities, %(gone)s),
+       magnets = CASE WHEN magnets ? 'entities'
+                      THEN jsonb_set(magnets, ARRAY['entities'], coalesce(
+                               (SELECT jsonb_agg(found) FROM jsonb_array_elements(magnets -> 'entities') AS found
+                                 WHERE (found ->> 'id')::bigint <> %(gone)s), '[]'::jsonb))
+                      ELSE magnets END
+ WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+""".format(**TABLES)
+
 # An entity merged into another: on every knot carrying it, replaced by the other, or dropped where
 # the knot carries both.
 ENTITY_MERGE_KNOTS_SQL = """

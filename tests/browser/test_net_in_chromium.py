@@ -84,6 +84,24 @@ def test_two_entities_are_merged_from_the_entities_page(live_server, page, owner
     assert refusals == []
 
 
+def test_an_entity_is_deleted_from_the_entities_page_and_its_name_is_ignored(live_server, page, owner, mind):
+    net = net_build(mind)
+    schmidt, knots = net["schmidt"], net["knots"]
+    refusals = _policy_refusals(page)
+    log_in(page, live_server.url, "owner@example.com")
+    page.goto(f"{live_server.url}/app/minds/{mind.mind.pk}/entities/")
+
+    row = page.locator(f"#entity-{schmidt.pk}")
+    row.get_by_text("Delete…").click()
+    row.get_by_role("button", name="Delete Schmidt").click()
+
+    expect(page.get_by_role("status")).to_contain_text("Entity Schmidt deleted")
+    expect(page.get_by_label("Ignored names")).to_have_value("schmidt")
+    assert not Entity.objects.filter(pk=schmidt.pk).exists()
+    assert all(schmidt.pk not in knot.entities for knot in Knot.objects.filter(pk__in=[k.pk for k in knots.values()]))
+    assert refusals == []
+
+
 def test_the_net_pages_fit_a_phone_s_width(live_server, browser, owner, mind):
     net = net_build(mind)
     context = browser.new_context(viewport=PHONE_VIEWPORT, device_scale_factor=1)

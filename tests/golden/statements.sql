@@ -1184,19 +1184,6 @@ ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
                         THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
 RETURNING attempts, parked_at IS NOT NULL
 
--- synapses.promotion.sql.ENTITIES_INSERT_SQL['id']
-INSERT INTO synapses_entity (mind_id, name, aliases, created_at)
-SELECT %(mind)s, given.name, '{}', %(now)s
-  FROM unnest(%(names)s::varchar[]) WITH ORDINALITY AS given(name, n)
- WHERE NOT EXISTS (
-       SELECT 1 FROM synapses_entity AS known
-        WHERE known.mind_id = %(mind)s
-          AND (lower(known.name) = lower(given.name)
-               OR synapses_aliases_lower(known.aliases) @> ARRAY[lower(given.name)]))
- ORDER BY given.n
-ON CONFLICT DO NOTHING
-RETURNING id
-
 -- synapses.promotion.sql.ENTITIES_INSERT_SQL['key']
 INSERT INTO synapses_entity (mind_id, name, aliases, created_at)
 SELECT %(mind)s, given.name, '{}', %(now)s
@@ -1222,16 +1209,24 @@ set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', %(ef_search)s, true),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
 
+-- synapses.promotion.sql.KNOTS_RECURRENCE_GAIN_SQL
+UPDATE synapses_knot
+   SET entities = array_append(entities, %(entity)s),
+       magnets = jsonb_set(magnets, ARRAY['entities'], coalesce(magnets -> 'entities', '[]'::jsonb)
+                 || jsonb_build_array(jsonb_build_object('id', %(entity)s, 'name', %(name)s, 'rule', 'recurrence')))
+ WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
+   AND content ~ %(pattern)s
+
 -- synapses.promotion.sql.KNOT_CREATE_SQL
 WITH knot AS (
     INSERT INTO synapses_knot (mind_id, memory_id, content, content_hash, category, observer, emotion, arousal,
-                        attributes, embedding, embedding_model, themes, entities, event_time,
+                        attributes, embedding, embedding_model, themes, entities, magnets, event_time,
                         event_precision, weight_raw, weight_anchor, activation_count, created_at,
                         source_created_at)
     VALUES (%(mind_id)s, %(memory_id)s, %(content)s, %(content_hash)s, %(category)s, %(observer)s, %(emotion)s,
             NULL, %(attributes)s::jsonb, %(embedding)s::vector, %(embedding_model)s, %(themes)s::varchar[],
-            %(entities)s::bigint[], %(event_time)s, %(event_precision)s, %(weight_raw)s, %(weight_anchor)s, 1,
-            %(created_at)s, %(source_created_at)s)
+            %(entities)s::bigint[], %(magnets)s::jsonb, %(event_time)s, %(event_precision)s, %(weight_raw)s,
+            %(weight_anchor)s, 1, %(created_at)s, %(source_created_at)s)
     RETURNING id
 ), presence AS (
     INSERT INTO synapses_knotpresence (knot_id, mind_id, presence_base, weight_present, reinforced_at, decayed_at, is_active)
@@ -1565,6 +1560,16 @@ WITH decayed AS (
     RETURNING is_active
 )
 SELECT count(*), count(*) FILTER (WHERE NOT is_active) FROM decayed
+
+-- synapses.upkeep.sql.ENTITY_DELETE_KNOTS_SQL
+UPDATE synapses_knot
+   SET entities = array_remove(entities, %(gone)s),
+       magnets = CASE WHEN magnets ? 'entities'
+                      THEN jsonb_set(magnets, ARRAY['entities'], coalesce(
+                               (SELECT jsonb_agg(found) FROM jsonb_array_elements(magnets -> 'entities') AS found
+                                 WHERE (found ->> 'id')::bigint <> %(gone)s), '[]'::jsonb))
+                      ELSE magnets END
+ WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
 
 -- synapses.upkeep.sql.ENTITY_MERGE_KNOTS_SQL
 UPDATE synapses_knot

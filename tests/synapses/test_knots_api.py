@@ -14,7 +14,7 @@ from tests.vectors import axis
 pytestmark = pytest.mark.django_db
 
 KNOT_FIELDS = {
-    "id", "memory_id", "content", "category", "observer", "themes", "entities", "entity_ids", "event_time",
+    "id", "memory_id", "content", "category", "observer", "themes", "entities", "entity_ids", "magnets", "event_time",
     "event_precision", "emotion", "weight_raw", "weight_anchor", "presence_base", "weight_present",
     "activation_count", "is_active", "superseded", "created_at", "reinforced_at", "decayed_at",
 }  # fmt: skip

@@ -227,6 +227,9 @@ def test_a_knot_naming_a_memory_the_file_does_not_hold_is_refused_and_nothing_is
         ("edges", {"weight_raw": "heavy"}, "edges.0.weight_raw"),
         ("edges", {"layers": [{"entity": 1}]}, "edges.0.layers"),
         ("knots", {"links": "origin"}, "knots.0.links"),
+        ("knots", {"magnets": "Anna"}, "knots.0.magnets"),
+        ("knots", {"magnets": {"entities": [{"id": 10**15, "name": "Anna", "rule": "given"}]}}, "knots.0.magnets"),
+        ("knots", {"magnets": {"entities": [{"id": 1, "name": "Anna"}]}}, "knots.0.magnets"),
     ],
 )
 def test_a_wrong_row_of_the_net_is_named_in_the_error(netted, owner, section, change, field):
@@ -254,6 +257,22 @@ def test_an_entity_the_mind_already_has_is_reused_whatever_its_case(netted, owne
     assert body["entities"] == {"created": 2, "skipped": 1}
     anna = Entity.objects.get(mind=fresh, name="anna")
     assert all(anna.pk in knot.entities for knot in Knot.objects.filter(mind=fresh))
+
+
+def test_a_knots_record_of_its_magnets_travels_with_it_and_names_the_copys_entities(netted, owner):
+    knot = Knot.objects.filter(mind=netted.mind).exclude(entities=[]).order_by("pk").first()
+    names = dict(Entity.objects.filter(pk__in=knot.entities).values_list("pk", "name"))
+    found = [{"id": pk, "name": name, "rule": "mid-sentence"} for pk, name in names.items()]
+    record = {"language": "en", "entities": found}
+    Knot.objects.filter(pk=knot.pk).update(magnets=record)
+    document = read_json(netted.agent.get("/mind/export"))
+    assert next(row for row in document["knots"] if row["id"] == knot.pk)["magnets"] == record
+    fresh, _ = mind_create(owner=owner.user, name="Copy")
+    assert owner.client.post(f"/mind/import?mind={fresh.pk}", document, format="json").status_code == 200
+    copy = Knot.objects.get(mind=fresh, content_hash=knot.content_hash)
+    copied = {item["id"]: item["name"] for item in copy.magnets["entities"]}
+    assert dict(Entity.objects.filter(mind=fresh, pk__in=copied).values_list("pk", "name")) == copied
+    assert sorted(copied.values()) == sorted(names.values()) and set(copied) == set(copy.entities)
 
 
 def test_vectors_survive_the_file_bit_for_bit(netted, owner):

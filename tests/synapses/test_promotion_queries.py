@@ -19,7 +19,9 @@ pytestmark = pytest.mark.django_db
 
 # The statements of one promotion (a batch of one) that creates a knot and writes its edges:
 #   SAVEPOINT (the batch), claim (SELECT … FOR UPDATE SKIP LOCKED), advisory locks,
-#   INSERT of the batch's explicit names,
+#   the batch's minds' discovery settings (one SELECT), the mind's newest knots' contents as
+#   discovery's evidence (one SELECT per mind and run), INSERT of the batch's explicit and
+#   discovered names,
 #   SAVEPOINT (the memory), entities: SELECT by names and aliases,
 #   match test: plan (count + HNSW settings), nearest knots,
 #   INSERT knot with its presence and origin link (one statement),
@@ -29,7 +31,7 @@ pytestmark = pytest.mark.django_db
 #   trigger (the batch's UPDATE of promoted_at made this 20 before),
 #   the span's log rows (the test settings write them synchronously): the minds they name,
 #   SAVEPOINT, COPY, RELEASE.
-STATEMENTS = 19
+STATEMENTS = 21
 
 
 def _net_grow(memory, knots: int, *, seed: int) -> None:

@@ -10,7 +10,7 @@ NET_SECTIONS = ("knots", "edges", "entities", "goals")
 # The fields of each row in the file, besides `id` (and the knot's `presence` and `links`).
 KNOT_FIELDS = (
     "memory_id", "content", "content_hash", "category", "observer", "emotion", "arousal", "attributes",
-    "embedding", "embedding_model", "themes", "entities", "event_time", "event_precision", "weight_raw",
+    "embedding", "embedding_model", "themes", "entities", "magnets", "event_time", "event_precision", "weight_raw",
     "weight_anchor", "activation_count", "created_at", "source_created_at",
 )  # fmt: skip
 PRESENCE_FIELDS = ("presence_base", "weight_present", "reinforced_at", "decayed_at", "is_active")
@@ -23,7 +23,7 @@ ENTITY_FIELDS = ("name", "aliases", "created_at")
 GOAL_FIELDS = ("statement", "motivation", "active", "embedding", "embedding_model", "created_at", "updated_at")
 # Fields a row may leave out (the model's default is taken).
 OPTIONAL_FIELDS = {
-    "emotion", "arousal", "attributes", "themes", "entities", "event_time", "event_precision", "aliases",
+    "emotion", "arousal", "attributes", "themes", "entities", "magnets", "event_time", "event_precision", "aliases",
     "shared_entities", "shared_themes", "time_distance", "cosine_initial", "embedding", "embedding_model",
     "links", "activation_count", "updated_at",
 }  # fmt: skip

@@ -46,6 +46,9 @@ def _knots_write(mind_id: str, read: list, entity_ids: Mapping) -> tuple[dict, I
     memory links, each (memory, content hash) once."""
     for _, knot, _, _ in read:
         knot.entities = [entity_ids[file_id] for file_id in knot.entities]
+        if knot.magnets.get("entities"):
+            found = [{**item, "id": entity_ids[item["id"]]} for item in knot.magnets["entities"]]
+            knot.magnets = {**knot.magnets, "entities": found}
     versions = {(knot.memory_id, knot.content_hash) for _, knot, _, _ in read}
     stored = {
         (memory_id, content_hash): pk

@@ -150,6 +150,25 @@ def _ids(problems: Problems, section: str, index: int, name: str, values, known:
     return [known[value] for value in values if value in known]
 
 
+def _magnets(problems: Problems, index: int, value, entity_ids: Mapping) -> dict:
+    """A knot's record of its magnets: {"language": text, "entities": [{"id", "name", "rule"}]},
+    each id one of this file's entities (the import maps it as the knot's `entities`)."""
+    message = 'An object {"language": "en", "entities": [{"id": …, "name": "…", "rule": "…"}]}.'
+    found = value.get("entities", []) if isinstance(value, dict) else None
+    shaped = isinstance(found, list) and all(
+        isinstance(item, dict) and set(item) == {"id", "name", "rule"} and _is_id(item["id"])
+        and isinstance(item["name"], str) and isinstance(item["rule"], str) for item in found
+    )  # fmt: skip
+    if not shaped or not isinstance(value.get("language", ""), str) or set(value) - {"language", "entities"}:
+        problems.add("knots", index, "magnets", message)
+        return {}
+    missing = [item["id"] for item in found if item["id"] not in entity_ids]
+    if missing:
+        problems.add("knots", index, "magnets", f"No row of this file has the id {missing[0]!r}.")
+        return {}
+    return value
+
+
 @dataclass
 class Parsed:
     entities: list[tuple[Any, Entity]] = field(default_factory=list)  # (file id, row)
@@ -206,8 +225,9 @@ def _read_knots(
             problems.add("knots", index, "memory_id", "No memory of this import has this id.")
         _vector_check(problems, "knots", index, row["embedding"], nullable=False)
         entities = _ids(problems, "knots", index, "entities", row.get("entities", []), entity_ids)
+        magnets = _magnets(problems, index, row.get("magnets", {}), entity_ids)
         values = {name: row[name] for name in KNOT_FIELDS if name in row and name not in ("memory_id", "entities")}
-        values = {**values, "mind_id": mind_id, "memory_id": memory_id, "entities": entities}
+        values = {**values, "mind_id": mind_id, "memory_id": memory_id, "entities": entities, "magnets": magnets}
         values["event_precision"] = values.get("event_precision") or ""
         values["emotion"] = values.get("emotion") or ""
         knot = _model_row(problems, "knots", index, Knot, values, exclude=["mind", "memory", "embedding"])

@@ -36,7 +36,7 @@ GRAPH_MAX_EDGES = 5000
 # Knot fields every answer about knots reads (not the vector, not the full-text document).
 _KNOT_FIELDS = (
     "id", "mind_id", "memory_id", "content", "content_hash", "category", "observer", "emotion", "themes",
-    "entities", "event_time", "event_precision", "weight_raw", "weight_anchor", "activation_count",
+    "entities", "magnets", "event_time", "event_precision", "weight_raw", "weight_anchor", "activation_count",
     "created_at", "memory__content_hash", "presence__presence_base", "presence__weight_present",
     "presence__is_active", "presence__reinforced_at", "presence__decayed_at",
 )  # fmt: skip

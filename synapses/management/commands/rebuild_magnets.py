@@ -1,0 +1,30 @@
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from minds.models import Mind
+from synapses.models import Knot
+from synapses.promotion.rebuild import mind_magnets_rebuild
+
+
+class Command(BaseCommand):
+    help = (
+        "Find the magnets (entities) of a mind's knots again, oldest first, as promotion finds them today "
+        "(entity discovery, the mind's known names), record them on each knot, then form the mind's edges again. "
+        "Every mind when --mind is not given."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--mind", help="the mind's id (default: every mind)")
+
+    def handle(self, *args, mind: str | None = None, **options):
+        if mind is not None and not Mind.objects.filter(pk=mind).exists():
+            raise CommandError(f"No mind with id {mind!r}.")
+        minds = [mind] if mind is not None else list(Mind.objects.order_by("created_at").values_list("pk", flat=True))
+        for mind_id in minds:
+            total = Knot.objects.filter(mind_id=mind_id).count()
+            with tqdm(total=total, unit="knot", desc=mind_id, disable=options["verbosity"] == 0) as bar:
+                result = mind_magnets_rebuild(mind_id=mind_id, progress=bar.update)
+            self.stdout.write(
+                f"rebuilt the magnets of {mind_id}: {result.knots} knots read, {result.knots_changed} changed, "
+                f"{result.entities_created} entities created; edges: {result.edges.pairs_written} pairs written"
+            )
