@@ -144,7 +144,7 @@ def test_a_forged_token_is_not_valid(owner):
     assert _refused(_as("eyJhbGciOiJIUzI1NiJ9.eyJ4IjoxfQ.c2lnbmF0dXJl"), "authentication_failed", "not valid")
 
 
-def test_logout_names_a_missing_refresh_field():
+def test_logout_names_a_missing_refresh_field(db):
     response = APIClient().post("/logout", {}, format="json")
 
     assert response.status_code == 400
