@@ -154,6 +154,11 @@ SECTOR_FACTOR: Final = {0: 1.0, 1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6}
 # Knots a resonance returns when the caller gives no `limit`, and the most it returns (knots).
 RESONANCE_DEFAULT_LIMIT: Final = 3
 RESONANCE_MAX_LIMIT: Final = 50
+# Pending memories (stored, not yet promoted: the short-term layer) a resonance searches beside
+# the net, the mind's most recently written first (memories). In normal use a mind holds the last
+# PROMOTION_AGE of writes there, a few dozen; the bound keeps a backlog (a stopped worker, a large
+# import) from making every resonance scan it: an exact scan of 1,000 vectors costs ~2 ms.
+PENDING_RESONANCE_MAX: Final = 1000
 # The mode used when the caller names none (the original's default conversation cluster).
 DEFAULT_MODE: Final = "paradox"
 # Modes as data: name → (hop depth in hops, gravity factor, the share 0..1 of the search vector

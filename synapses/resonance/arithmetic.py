@@ -346,12 +346,14 @@ class ResonanceLine:
     entity_names_by_step: Sequence[Sequence[str]] = ()
     themes_by_step: Sequence[Sequence[str]] = ()
     superseded: bool = False
+    in_net: bool = True  # False: a pending memory, not yet promoted
 
 
 # How each layer of a path step reads; entity and themes name what they share.
 _LAYER_PHRASES = {"timeline": "close in time", "embedding": "similar content"}
 DIRECT_LINE = "Came directly in response to the query"
 SUPERSEDED_LINE = "(an earlier version: the memory has changed since)"
+PENDING_LINE = "(stored recently: not yet in the long-term net)"
 NOTHING_LINE = "Nothing in the long-term net resonates."
 
 
@@ -388,6 +390,8 @@ def resonance_text(query: str, lines: Sequence[ResonanceLine]) -> str:
         block = [f"--- {number} ---", f'"{_one_line(line.content)}"']
         if line.superseded:
             block.append(SUPERSEDED_LINE)
+        if not line.in_net:
+            block.append(PENDING_LINE)
         block.append(f"Speaker: {line.observer or 'unknown'}")
         if line.emotion and line.emotion.strip().lower() != NEUTRAL:
             block.append(f"Feeling: {line.emotion.strip().capitalize()}")

@@ -53,6 +53,7 @@ def resonance_lines(items: list[dict[str, Any]]) -> list[ResonanceLine]:
             entity_names_by_step=[step["shared_entities"] for step in item["path"]],
             themes_by_step=[step["shared_themes"] for step in item["path"]],
             superseded=item["superseded"],
+            in_net=item["in_net"],
         )
         for item in items
     ]

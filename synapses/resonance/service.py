@@ -6,7 +6,8 @@ whole in synapses.resonance.sql):
 
 1. the active goals (gravity; skipped when the factor is 0): search_vector here,
 2. the vector plan and, for a large mind, its common lexemes (synapses.resonance.anchors),
-3. the anchor candidates: full-text and vector lists in one statement (anchors),
+3. the anchor candidates: full-text and vector lists in one statement (anchors), and in the same
+   message the same lists of the mind's pending memories (synapses.resonance.pending),
 4. one statement per shell of spreading activation (synapses.resonance.spread),
 5. the resulting knots with their memory links, the superseded flag and the entity names: here.
 
@@ -43,6 +44,7 @@ from synapses.resonance.arithmetic import (
     ranked_by_relevance,
     unknown_mode_message,
 )
+from synapses.resonance.pending import pending_item
 from synapses.resonance.spread import spread
 from synapses.resonance.sql import DETAILS_SQL, GOALS_SQL
 
@@ -137,6 +139,7 @@ def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str]) -> dict
     return {
         "rank": knot.rank,
         "knot_id": reached.knot_id,
+        "in_net": True,
         "memory_id": details.memory_id,
         "memory_ids": memory_ids,
         "content": details.content,
@@ -204,20 +207,25 @@ def resonance_of(
             for c in candidates
         ]
         anchors, reserve = as_reached[: constants.ANCHOR_COUNT], as_reached[constants.ANCHOR_COUNT :]
+        pending = {c.knot_id: c.pending for c in candidates if c.pending is not None}  # by stand-in id
         log.decision(
             {
                 "decision": "anchors",
                 "anchors": [
-                    {"knot_id": c.knot_id, "cosine": round(c.cosine, 6), "text_match": c.text_match,
-                     "score": round(c.score, 6)}
+                    {"knot_id": c.knot_id if c.pending is None else None,
+                     "memory_id": None if c.pending is None else c.pending.memory_id,
+                     "cosine": round(c.cosine, 6), "text_match": c.text_match, "score": round(c.score, 6)}
                     for c in candidates[: constants.ANCHOR_COUNT]
                 ],
                 "floor": synapse_settings.ANCHOR_FLOOR,
                 "candidates": len(candidates),
+                "pending": len(pending),
             }
         )  # fmt: skip
+        # A pending memory has no edges yet: it spreads nowhere.
+        in_net = [a for a in anchors if a.knot_id not in pending]
         reached = spread(
-            mind_id=mind.pk, anchors=anchors, hop_depth=chosen.hop_depth, vector=shift.vector, ranking=ranking
+            mind_id=mind.pk, anchors=in_net, hop_depth=chosen.hop_depth, vector=shift.vector, ranking=ranking
         )
         pool = [*anchors, *reached]
         if relevance:
@@ -231,8 +239,15 @@ def resonance_of(
             result = ranked([*pool, *fill], mood=mood, limit=limit)
             filled = len(fill)
         path_entities = {e for k in result for step in k.reached.path for e in step.shared_entities}
-        details, names = _knot_details(mind.pk, [k.reached.knot_id for k in result], path_entities)
-        items = [_item(k, details[k.reached.knot_id], names) for k in result if k.reached.knot_id in details]
+        knot_ids = [k.reached.knot_id for k in result if k.reached.knot_id not in pending]
+        details, names = _knot_details(mind.pk, knot_ids, path_entities)
+        items = [
+            pending_item(k.rank, k.rank_weight, pending[k.reached.knot_id])
+            if k.reached.knot_id in pending
+            else _item(k, details[k.reached.knot_id], names)
+            for k in result
+            if k.reached.knot_id in pending or k.reached.knot_id in details
+        ]
         log.output(
             {
                 "outcome": "resonance" if items else ("empty" if anchors else "no_anchor"),
@@ -240,8 +255,8 @@ def resonance_of(
                 "shells": {str(s): sum(1 for r in pool if r.shell == s) for s in range(chosen.hop_depth + 1)},
                 "filled": filled,
                 "items": [
-                    {"knot_id": i["knot_id"], "shell": i["shell"], "rank_weight": round(i["rank_weight"], 6),
-                     "path": [step["edge_id"] for step in i["path"]]}
+                    {"knot_id": i["knot_id"], "memory_id": i["memory_id"], "shell": i["shell"],
+                     "rank_weight": round(i["rank_weight"], 6), "path": [step["edge_id"] for step in i["path"]]}
                     for i in items
                 ],
             }
