@@ -138,14 +138,30 @@ class EntitySerializer(serializers.Serializer):
 
 class EntityChangedSerializer(EntitySerializer):
     knots_gained = serializers.SerializerMethodField(help_text="Knots that carry the entity since this change.")
-    edges_recomputed = serializers.SerializerMethodField(help_text="Edge pairs whose entity layer was evaluated again.")
+    edges_recomputed = serializers.SerializerMethodField(
+        help_text="Edge rows this change created, updated or deleted (the sum of the three counts below; a pair "
+        "is two rows)."
+    )
+    edges_created = serializers.SerializerMethodField(
+        help_text="Edge rows created: knots that only now share the entity are joined at once."
+    )
+    edges_updated = serializers.SerializerMethodField(help_text="Edge rows whose weights or layers changed.")
+    edges_deleted = serializers.SerializerMethodField(help_text="Edge rows deleted: pairs left with no layer.")
 
     def get_knots_gained(self, entity) -> int:
         return self.context["changed"].knots_gained
 
     def get_edges_recomputed(self, entity) -> int:
-        edges = self.context["changed"].edges
-        return 0 if edges is None else edges.candidates
+        return self.context["changed"].edge_rows.changed
+
+    def get_edges_created(self, entity) -> int:
+        return self.context["changed"].edge_rows.created
+
+    def get_edges_updated(self, entity) -> int:
+        return self.context["changed"].edge_rows.updated
+
+    def get_edges_deleted(self, entity) -> int:
+        return self.context["changed"].edge_rows.deleted
 
 
 def _name_field(**kwargs) -> StrictCharField:

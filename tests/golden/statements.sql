@@ -1672,11 +1672,13 @@ UPDATE synapses_knot
                        THEN array_remove(entities, %(gone)s)
                        ELSE array_replace(entities, %(gone)s, %(into)s) END
  WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+RETURNING id
 
 -- synapses.upkeep.sql.KNOTS_MENTIONING_GAIN_SQL
 UPDATE synapses_knot SET entities = array_append(entities, %(entity)s)
  WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
    AND content ~* ANY(%(patterns)s::text[])
+RETURNING id
 
 -- synapses.upkeep.sql.NAMES_TAKEN_SQL
 SELECT lower(n), e.name FROM synapses_entity e, unnest(array_prepend(e.name, e.aliases)) AS n
