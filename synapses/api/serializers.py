@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
-from memories.models import Category, Speaker
+from memories.models import Category, Memory, Speaker
 from memoryproject.core.api.fields import (
     QueryBooleanField,
     QueryFloatField,
@@ -21,6 +21,7 @@ from memoryproject.core.api.fields import (
     StrictFloatField,
 )
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin
+from memoryproject.core.converters import MemoryIdConverter
 from synapses import constants
 from synapses.net.selectors.knots import knot_superseded
 from synapses.upkeep.entities import ENTITY_MAX_ALIASES, ENTITY_NAME_MAX_CHARS
@@ -66,6 +67,18 @@ class UsedInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         max_length=constants.USAGE_MAX_KNOT_IDS,
         help_text="The knots the resonance offered this turn (`knot_id` of its items).",
     )
+    memory_ids = serializers.ListField(
+        child=serializers.RegexField(
+            rf"\A{MemoryIdConverter.regex}\Z",
+            max_length=Memory._meta.get_field("id").max_length,
+            error_messages={"invalid": "Must be a memory id (mem_…)."},
+        ),
+        required=False,
+        default=list,
+        max_length=constants.USAGE_MAX_KNOT_IDS,
+        help_text="The memories the resonance offered that are not in the net yet (`memory_id` of its items with "
+        "`in_net` false). A used one is recorded and applied to its knot when it is promoted.",
+    )
 
 
 class NearnessSerializer(serializers.Serializer):
@@ -82,6 +95,11 @@ class KnotReinforcedSerializer(serializers.Serializer):
     edges_recomputed = serializers.IntegerField(help_text="Edge rows from and to the knot recomputed (Trigger 2).")
 
 
+class PendingNearnessSerializer(serializers.Serializer):
+    memory_id = serializers.CharField()
+    nearness = serializers.FloatField(help_text="Cosine of the answer to the memory.")
+
+
 class UsageReportSerializer(serializers.Serializer):
     outcome = serializers.ChoiceField(["empty_answer", "no_candidates", "computed"])
     offered = serializers.IntegerField()
@@ -95,6 +113,17 @@ class UsageReportSerializer(serializers.Serializer):
     closest_rejected = NearnessSerializer(allow_null=True)
     not_found = serializers.ListField(child=serializers.IntegerField(), help_text="No knot of this mind.")
     inactive = serializers.ListField(child=serializers.IntegerField(), help_text="Knots that faded from recall.")
+    pending_nearness = PendingNearnessSerializer(
+        many=True, help_text="Every checked memory of `memory_ids` not yet promoted, nearest first."
+    )
+    recorded = PendingNearnessSerializer(
+        many=True,
+        help_text="Of those, the ones used: one use recorded each, applied to the knot that holds the memory when "
+        "it is promoted (a memory of `memory_ids` promoted meanwhile is checked as its knot).",
+    )
+    memories_not_found = serializers.ListField(
+        child=serializers.CharField(), help_text="No current memory of this mind (unknown, another mind's, expired)."
+    )
 
 
 # --- goals --------------------------------------------------------------------------------------

@@ -105,3 +105,67 @@ def test_an_expired_pending_memory_does_not_resonate(mind, stored):
 def test_another_minds_pending_memories_do_not_resonate(mind, other_mind, stored):
     items = other_mind.agent.get("/synapses/resonance", {"q": "What did I note about Siemens?"}).json()["items"]
     assert items == []
+
+
+# --- `used` on a memory not yet in the net -------------------------------------------------------
+
+
+def _offered(mind, q: str) -> list[dict]:
+    return mind.agent.get("/synapses/resonance", {"q": q, "limit": 3}).json()["items"]
+
+
+def test_a_use_of_a_pending_memory_is_recorded_and_applied_when_it_is_promoted(mind, stored):
+    from django.utils import timezone
+
+    from synapses.models import PendingUse
+    from synapses.net.geometry import damp
+    from synapses.tasks import promotion_sweep
+
+    items = _offered(mind, "What did I note about Siemens?")
+    work = next(item for item in items if item["content"] == "Anna works at Siemens.")
+    answer = "Anna works at Siemens."  # the answer says just what the memory says: nearness 1
+    response = mind.agent.post(
+        "/synapses/used", {"answer": answer, "knot_ids": [], "memory_ids": [work["memory_id"]]}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    report = response.json()
+    assert report["outcome"] == "computed"
+    assert [r["memory_id"] for r in report["recorded"]] == [work["memory_id"]]
+    assert report["recorded"][0]["nearness"] == pytest.approx(1.0, abs=1e-3)
+    assert (report["used"], report["reinforced"], report["hits"]) == (1, 0, [])
+    # Used twice before its promotion: two uses wait.
+    mind.agent.post("/synapses/used", {"answer": answer, "knot_ids": [], "memory_ids": [work["memory_id"]]},
+                    format="json")  # fmt: skip
+    assert PendingUse.objects.get(memory_id=work["memory_id"]).uses == 2
+
+    # The memory matures (ten minutes without a write) and the sweep promotes it.
+    memory = Memory.objects.get(pk=work["memory_id"])
+    Memory.objects.filter(pk=memory.pk).update(updated_at=timezone.now() - timezone.timedelta(minutes=11))
+    summary = promotion_sweep()
+    assert summary["pending_uses_applied"] == 2
+    knot = Knot.objects.get(pk=MemoryKnot.objects.get(memory_id=memory.pk).knot_id)
+    # Two reinforcements of 0.1 on top of the salience it was created with.
+    assert knot.weight_raw == pytest.approx(memory.salience + 0.2)
+    assert knot.weight_anchor == pytest.approx(damp(memory.salience + 0.2))
+    assert knot.activation_count == 3
+    assert not PendingUse.objects.filter(memory_id=memory.pk).exists()
+
+
+def test_an_unused_or_unknown_pending_memory_is_not_recorded(mind, other_mind, stored):
+    from synapses.models import PendingUse
+
+    foreign = other_mind.agent.post("/memory", {"category": "fact", "content": "Anna works at Siemens."},
+                                    format="json").json()["id"]  # fmt: skip
+    munich = stored["Siemens is headquartered in Munich."]
+    body = {"answer": "The cat refuses the new food.", "knot_ids": [], "memory_ids": [munich, foreign]}
+    report = mind.agent.post("/synapses/used", body, format="json").json()
+    assert report["memories_not_found"] == [foreign]
+    assert [r["memory_id"] for r in report["pending_nearness"]] == [munich]
+    assert report["recorded"] == []
+    assert not PendingUse.objects.exists()
+
+
+def test_a_memory_id_that_is_no_memory_id_is_refused_naming_the_field(mind):
+    response = mind.agent.post("/synapses/used", {"answer": "x", "knot_ids": [], "memory_ids": [5]}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {"memory_ids.0": ["Must be a memory id (mem_…)."]}
