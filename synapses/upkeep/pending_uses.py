@@ -133,7 +133,7 @@ def pending_uses_apply(*, memory_ids: Iterable[str] | None = None, now: datetime
     boost = synapse_settings.REINFORCEMENT_BOOST
     with transaction.atomic():
         rows = list(
-            records.annotate(knot_id=Subquery(link.values("knot_id")[:1]), current=Exists(current))
+            records.annotate(knot_id=Subquery(link.values("knot_id")[:1]))
             .filter(Exists(link) | ~Exists(current))
             .select_for_update(skip_locked=True, of=("self",))
             .values_list("pk", "mind_id", "memory_id", "uses", "knot_id")
