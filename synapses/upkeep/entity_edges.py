@@ -10,6 +10,9 @@ of some knots. Then, in the same transaction:
    synapses.net.edges.knot_edges_form: knots it already has an edge to are no candidates), so
    two knots that only now share an entity are joined without waiting for a rebuild.
 
+A deletion calls it the same way once the id is off the knots: `entity_id` the deleted id,
+`knot_ids` the knots it was taken from (tests/synapses/test_entity_edges.py shows it).
+
 The answer counts edge rows as they are in the table before and after: created (new rows),
 updated (rows whose weights or layers changed) and deleted. Each is a row (a pair is two rows).
 """

@@ -150,3 +150,22 @@ def test_the_ui_merge_says_how_many_edge_rows_changed(owner, mind, notes):
     seen = _diff(before, _table(mind.mind))
     assert _counts_in(_flash(client, response)) == seen
     assert seen["created"] == 4
+
+
+def test_a_deletion_recomputes_the_edges_the_entity_carried(mind, notes):
+    # DELETE /synapses/entities/{id} is another change's; what it must call after taking the id
+    # off the knots is entity_edges_refresh with the knots it left, as here.
+    from synapses.upkeep.entity_edges import entity_edges_refresh
+
+    anna = mind.agent.post("/synapses/entities", {"name": "Anna"}, format="json").json()["id"]
+    carriers = list(Knot.objects.filter(mind=mind.mind, entities__contains=[anna]).values_list("pk", flat=True))
+    assert len(carriers) == 2 and Edge.objects.filter(mind=mind.mind).count() == 2
+    before = _table(mind.mind)
+    for knot in Knot.objects.filter(pk__in=carriers):
+        Knot.objects.filter(pk=knot.pk).update(entities=[e for e in knot.entities if e != anna])
+    Entity.objects.filter(pk=anna).delete()
+    rows = entity_edges_refresh(mind_id=mind.mind.pk, entity_id=anna, knot_ids=carriers)
+    # The pair "tea"–"work" shared only Anna: both rows go, nothing else changes.
+    seen = _diff(before, _table(mind.mind))
+    assert (rows.created, rows.updated, rows.deleted) == (seen["created"], seen["updated"], seen["deleted"])
+    assert seen == {"created": 0, "updated": 0, "deleted": 2}

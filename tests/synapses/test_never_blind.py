@@ -62,7 +62,9 @@ def stored(mind):
     return ids
 
 
-def test_an_agent_that_stores_and_asks_at_once_finds_what_it_stored(mind, stored):
+@pytest.mark.parametrize("ranking", ["relevance", "seed"])
+def test_an_agent_that_stores_and_asks_at_once_finds_what_it_stored(mind, stored, settings, ranking):
+    settings.SYNAPSE_RESONANCE_RANKING = ranking
     response = mind.agent.get("/synapses/resonance", {"q": "What did I note about Siemens?", "limit": 3})
     assert response.status_code == 200, response.content
     items = response.json()["items"]
