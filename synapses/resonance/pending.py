@@ -69,10 +69,15 @@ def pending_memory(row: PendingRow) -> PendingMemory:
     )
 
 
+# Below every stand-in id: more than the candidates a resonance weighs (2 × RESONANCE_MAX_LIMIT lists).
+_STAND_IN_OFFSET = 1_000_000
+
+
 def stand_in_id(position: int) -> int:
-    """The id a pending memory stands under in the ranking: -1, -2, … by its place among the
-    candidates (knot ids are positive)."""
-    return -(position + 1)
+    """The id a pending memory stands under in the ranking, by its place among the fused
+    candidates: negative (knot ids are positive) and rising with the place, so the rankings'
+    tie-break by smaller id keeps the query's order among equal weights."""
+    return position - _STAND_IN_OFFSET
 
 
 def pending_item(rank: int, rank_weight: float, memory: PendingMemory) -> dict[str, Any]:
