@@ -65,4 +65,4 @@ stop-db:
 
 # Stops the embedded PostgreSQL and deletes its data. Asks no questions.
 clean-db: stop-db
-	rm -rf "$(EMBEDDED_PGDATA)" "$(EMBEDDED_PGDATA).clients.json"
+	rm -rf "$(EMBEDDED_PGDATA)" "$(EMBEDDED_PGDATA).clients.json" "$(EMBEDDED_PGDATA)".serve-*.lock

@@ -27,7 +27,8 @@ from memories.api.serializers import MemoryDeletedSerializer, MemoryInputSeriali
 from memories.selectors.memory import MEMORY_LIST_LIMIT, MEMORY_NOT_FOUND, memories_unverified, memory_get_for
 from memories.selectors.recall import recall_build
 from memories.selectors.search import memories_search
-from memories.services.memory import memory_delete, memory_store
+from memories.services.erasure import memory_delete
+from memories.services.memory import memory_store
 from memoryproject.core.api.fields import QueryIntegerField, StrictCharField
 from memoryproject.core.api.params import PAGE_PARAMS, no_query_params, query_params
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin

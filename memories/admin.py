@@ -11,7 +11,8 @@ from django.contrib import admin, messages
 
 from memories.models import Memory
 from memories.selectors.knots import memories_knot_ids_attach
-from memories.services.memory import memory_delete, memory_unverify, memory_update, memory_verify
+from memories.services.erasure import memory_delete
+from memories.services.memory import memory_unverify, memory_update, memory_verify
 from memories.services.validation import memory_fields_clean
 from memoryproject.core.domain import ValidationFailed
 from minds.access import caller_of

@@ -179,6 +179,11 @@ class Memory(models.Model):
             models.Index(fields=["mind", "changed_at"], name="memory_mind_changed_idx"),
             models.Index(fields=["mind", "created_at"], name="memory_mind_created_idx"),
             models.Index(fields=["mind", "expires_at"], name="memory_mind_expires_idx"),
+            # The mind's compaction summaries only (a few rows): deleting a memory finds the
+            # summaries that quote it without reading the mind's other memories (erasure).
+            models.Index(
+                fields=["mind"], condition=models.Q(attributes__has_key="compacted_from"), name="memory_summary_idx"
+            ),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             # Full text of one mind: the mind and the words in one GIN index (btree_gin), so a
             # common word is not looked up in every mind first (measured: docs/search.md). Every
@@ -259,6 +264,7 @@ class AuditAction(models.TextChoices):
     VERIFIED = "verified"
     UNVERIFIED = "unverified"
     IMPORTED = "imported"
+    PURGED = "purged"  # its earlier versions were erased (DELETE /memory/{id}/versions)
 
 
 class MemoryAudit(models.Model):

@@ -41,7 +41,8 @@ from memories.selectors.overview import memories_related, minds_overview, shared
 from memories.selectors.search import memories_search
 from memories.selectors.system import worker_alive
 from memories.services.compact import memories_compact
-from memories.services.memory import memory_delete, memory_store, memory_unverify, memory_update, memory_verify
+from memories.services.erasure import memory_delete, memory_versions_purge
+from memories.services.memory import memory_store, memory_unverify, memory_update, memory_verify
 from memories.services.transfer import mind_import
 from memories.services.validation import import_items_clean
 from memoryproject.core.contributions import contributed_memory_page_sections
@@ -273,6 +274,20 @@ def memory_delete_view(request: HttpRequest, memory_id: str) -> HttpResponse:
     target = next_url(request, default)
     # Back to the memory's own page would be a 404 now.
     return redirect(default if target.startswith(reverse("ui-memory", kwargs={"memory_id": memory_id})) else target)
+
+
+@ui_view
+@require_POST
+def memory_versions_purge_view(request: HttpRequest, memory_id: str) -> HttpResponse:
+    """Erase the memory's earlier versions (after an edit took out something pasted by mistake)."""
+    memory = memory_get_for(user=request.user, memory_id=memory_id, need=Access.WRITE)
+    result = memory_versions_purge(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
+    messages.success(
+        request,
+        f"Earlier versions of {memory.key} erased ({result.versions_purged} held by the net); "
+        "the log's copies go within a minute.",
+    )
+    return redirect(reverse("ui-memory", kwargs={"memory_id": memory_id}))
 
 
 # --- Export, import, compaction ---------------------------------------------------------------

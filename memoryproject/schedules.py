@@ -32,4 +32,10 @@ SCHEDULES: list[ScheduleSpec] = [
     ScheduleSpec(name="synapses-decay", func="synapses.tasks.knots_decay", schedule_type="D"),
     # Idempotency-Key records older than 24 h are forgotten (Schedule.DAILY).
     ScheduleSpec(name="idempotency-purge", func="memories.tasks.idempotency_records_purge", schedule_type="D"),
+    # Expired refresh tokens leave simplejwt's outstanding and blacklist tables, expired logouts
+    # theirs (Schedule.DAILY).
+    ScheduleSpec(name="tokens-flush", func="minds.tasks.tokens_flush_expired", schedule_type="D"),
+    # What deleted memories left in the log and the task rows goes; each deletion also schedules a
+    # run 30 s after it, and this one catches what such a run missed (Schedule.HOURLY).
+    ScheduleSpec(name="log-erasure", func="pipelinelog.tasks.erasure_apply", schedule_type="H"),
 ]

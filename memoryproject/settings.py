@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memoryproject.embedded.server import embedded_database_url
 from memoryproject.env import env_bool, env_choice, env_int, env_list, env_str
+from memoryproject.var_secrets import SECRET_KEY_FILE_NAME, mind_key_pepper
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Local state of a checkout: embedded database, generated secret key, collected static files.
@@ -40,7 +41,7 @@ def _secret_key() -> str:
         )
     # Local use (debugging, or the embedded server whatever DEBUG says): generate once and keep
     # it, so sessions and JWTs survive restarts and every manage.py command works as written.
-    key_file = VAR_DIR / "secret_key"
+    key_file = VAR_DIR / SECRET_KEY_FILE_NAME
     if not key_file.exists():
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         key_file.write_text(secrets.token_urlsafe(50))
@@ -49,15 +50,24 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-# Mind Key digests use their own secret so rotating SECRET_KEY (sessions, JWTs) does not
-# invalidate every agent's key. Defaults to SECRET_KEY.
-MIND_KEY_PEPPER = env_str("MIND_KEY_PEPPER") or SECRET_KEY
+# Mind Key digests use their own secret, kept in var/ (memoryproject/var_secrets.py), so a new
+# SECRET_KEY or DEBUG=false never invalidates an agent's key; `minds.W001` warns when it would.
+# The embedded server's data directory (used only while EMBEDDED_DATABASE; `serve` watches it).
+EMBEDDED_PGDATA = Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata")
+MIND_KEY_PEPPER_STATE = mind_key_pepper(
+    var_dir=VAR_DIR,
+    configured=env_str("MIND_KEY_PEPPER"),
+    secret_key=SECRET_KEY,
+    database_is_new=EMBEDDED_DATABASE and not (EMBEDDED_PGDATA / "PG_VERSION").exists(),
+)
+MIND_KEY_PEPPER = MIND_KEY_PEPPER_STATE.value
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin, its login under the login policy (minds/admin_site.py).
+    "minds.apps.SynapseAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -66,6 +76,8 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "rest_framework_simplejwt",
+    # Refresh tokens rotated at each use and blacklisted (SIMPLE_JWT below; minds/api/tokens.py).
+    "rest_framework_simplejwt.token_blacklist",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -119,7 +131,7 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(
-    Path(env_str("SYNAPSE_PGDATA") or VAR_DIR / "pgdata"),
+    EMBEDDED_PGDATA,
     # The embedded server's shared buffers (MB); unset: a quarter of the memory, 128 MB to 1 GB.
     shared_buffers_mb=env_int("SYNAPSE_PG_SHARED_BUFFERS_MB", 0, minimum=16) or None,
 )
@@ -140,13 +152,31 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "synapse-local",
     },
+    # The login policy's counts and lockouts (minds/login_policy.py), in a table of their own so
+    # that nothing clearing the default cache lifts a lockout. Culled only beyond this many rows.
+    "logins": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "synapse_login_attempts",
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    },
 }
 # Where the per-Mind-Key request counts live: `local` (each web process counts on its own, so
 # N processes allow up to N × the rate; no database work per request) or `shared` (exact across
-# processes, six cache statements per request). Login throttles always use the shared cache.
+# processes, six cache statements per request). The login policy has its own cache, `logins`.
 MIND_KEY_THROTTLE_CACHE = {"local": "local", "shared": "default"}[
     env_choice("MIND_KEY_THROTTLE_CACHE", "local", ("local", "shared"))
 ]
+
+# --- Login policy (minds/login_policy.py; docs/api-accounts.md → The login policy) ----------
+# One policy for /login, /accounts/login/ and /admin/login/. Wrong passwords per (account,
+# address) within the window before that address is locked out of that account (the next attempt
+# is refused), and for how long (seconds).
+LOGIN_WINDOW_SECONDS = 60
+LOGIN_LOCKOUT_FAILURES = env_int("LOGIN_LOCKOUT_FAILURES", 10, minimum=1)
+LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900, minimum=1)
+# Wrong passwords per client address, whatever the account, within the window.
+LOGIN_ADDRESS_FAILURES = env_int("LOGIN_ADDRESS_FAILURES", 30, minimum=1)
+# --- End of the login policy ----------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -180,7 +210,13 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 # --- Request limits -------------------------------------------------------------------------
 # Largest accepted request body in bytes; larger bodies answer 413.
 MAX_REQUEST_BODY_BYTES = 1024 * 1024
-DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# Paths whose bodies may be larger (the path without a trailing slash → bytes). An export carries
+# each knot's vector as JSON numbers (~8 KB a knot), so a mind of ~50 memories with its net passes
+# 1 MiB; 32 MiB takes an export of the 1,000 memories one import call allows, with their net.
+MAX_REQUEST_BODY_BYTES_BY_PATH = {"/mind/import": 32 * 1024 * 1024}
+# Django's own check when a view reads the body: the largest bound; the body-size middleware
+# (memoryproject.core.middleware) holds every other path to MAX_REQUEST_BODY_BYTES first.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(MAX_REQUEST_BODY_BYTES, *MAX_REQUEST_BODY_BYTES_BY_PATH.values())
 # Longest accepted URL, path and query string together, percent-encoded (bytes); longer answers
 # 414. Room for a `q` of its 5,000 characters even when every one is a 4-byte UTF-8 character
 # (5,000 × 12 bytes encoded = 60,000) plus the other parameters.
@@ -232,15 +268,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "memoryproject.contract_schema.ContractAutoSchema",
     "EXCEPTION_HANDLER": "memoryproject.core.exceptions.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    # Counts Mind Key calls only (per key); /login adds its own per-address and per-email throttles.
+    # Counts Mind Key calls only (per key); logins follow minds/login_policy.py instead.
     "DEFAULT_THROTTLE_CLASSES": ["minds.throttling.MindKeyRateThrottle"],
     # Reverse proxies in front of the server: 0 trusts only REMOTE_ADDR for the client address,
     # so a client cannot dodge per-address throttles with a forged X-Forwarded-For.
     "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),
     "DEFAULT_THROTTLE_RATES": {
-        # Attempts per client address and per email at /login; brute force is slowed, typos are not.
-        "login_ip": env_str("THROTTLE_LOGIN_IP") or "30/min",
-        "login_email": env_str("THROTTLE_LOGIN_EMAIL") or "10/min",
         # New accounts per client address; a script cannot mint accounts by the thousand.
         "register_ip": env_str("THROTTLE_REGISTER_IP") or "20/hour",
         # Requests per Mind Key; an agent in a loop is stopped before it floods the mind.
@@ -253,6 +286,9 @@ SIMPLE_JWT = {
     "REFRESH_TOKEN_LIFETIME": timedelta(days=env_int("JWT_REFRESH_DAYS", 14, minimum=1)),
     "AUTH_HEADER_TYPES": ("Bearer",),
     "UPDATE_LAST_LOGIN": True,
+    # Each refresh answers a new refresh token and blacklists the one it used: it works once.
+    "ROTATE_REFRESH_TOKENS": True,
+    "BLACKLIST_AFTER_ROTATION": True,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -275,6 +311,8 @@ SPECTACULAR_SETTINGS = {
 Q_CLUSTER = {
     "name": "synapse",
     "orm": "default",  # the ORM broker: no Redis needed
+    # … whose pusher and monitor wait out a database outage instead of dying with tracebacks.
+    "broker_class": "memoryproject.embedded.outage_broker.OutageTolerantORM",
     "workers": env_int("WORKER_PROCESSES", 2, minimum=1),
     # A task may run this long (seconds) before it is killed; `retry` must exceed it.
     "timeout": env_int("WORKER_TIMEOUT", 300, minimum=1),

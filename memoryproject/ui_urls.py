@@ -54,6 +54,11 @@ urlpatterns = [
     path("app/memories/<memory_id:memory_id>/verify/", memory_pages.memory_verify_view, name="ui-memory-verify"),
     path("app/memories/<memory_id:memory_id>/unverify/", memory_pages.memory_unverify_view, name="ui-memory-unverify"),
     path("app/memories/<memory_id:memory_id>/delete/", memory_pages.memory_delete_view, name="ui-memory-delete"),
+    path(
+        "app/memories/<memory_id:memory_id>/versions/purge/",
+        memory_pages.memory_versions_purge_view,
+        name="ui-memory-versions-purge",
+    ),
     # The long-term net (synapses/ui/net.py): the picture and its data, entities, recall explained.
     path("app/minds/<mind_id:mind_id>/net/", net_pages.net_page, name="ui-mind-net"),
     path("app/minds/<mind_id:mind_id>/net/data/", net_pages.net_data, name="ui-mind-net-data"),

@@ -1,12 +1,16 @@
 """The Django admin for minds, their keys and shares. Writes go through the services.
 
-Users stay in Django's own admin (django.contrib.auth). Keep one section per model.
+Users stay in Django's own admin (django.contrib.auth), with one action more: lifting the login
+policy's lockouts. Keep one section per model.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
+from minds.login_policy import login_unlock
 from minds.models import Mind, MindKey, MindShare
 from minds.services import (
     mind_create,
@@ -137,3 +141,23 @@ class MindShareAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for share in queryset:
             mind_share_delete(share=share)
+
+
+# --- Users ----------------------------------------------------------------------------------
+
+User = get_user_model()
+
+
+class SynapseUserAdmin(UserAdmin):
+    """Django's user admin, plus the action of `manage.py unlock`."""
+
+    actions = [*UserAdmin.actions, "unlock_logins"]
+
+    @admin.action(description="Lift login lockouts (as manage.py unlock)", permissions=["change"])
+    def unlock_logins(self, request, queryset):
+        lifted = sum(login_unlock(email=user.email or user.get_username()) for user in queryset)
+        self.message_user(request, f"{lifted} lockout(s) lifted; the accounts' delays are reset.", messages.SUCCESS)
+
+
+admin.site.unregister(User)
+admin.site.register(User, SynapseUserAdmin)

@@ -8,7 +8,9 @@ from datetime import timedelta
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework_simplejwt.authentication import JWTAuthentication
+from rest_framework_simplejwt.tokens import AccessToken
 
+from minds.api.tokens import token_decoded, token_user
 from minds.mindkeys import looks_like_mind_key, mind_key_digest, mind_key_prefix_of
 from minds.models import Mind, MindKey
 from minds.principals import AgentPrincipal
@@ -62,10 +64,18 @@ class MindKeyAuthentication(authentication.BaseAuthentication):
 
 
 class HumanJWTAuthentication(JWTAuthentication):
-    """simplejwt, but never for Mind Keys (the class before it decides those)."""
+    """simplejwt, but never for Mind Keys (the class before it decides those), and revocable: an
+    access token of a logged-out login, or older than the account's token epoch, answers 401; each
+    refusal names its case (minds.api.tokens)."""
 
     def authenticate(self, request):
         token = _bearer_token(request)
         if token is not None and looks_like_mind_key(token):
             return None
         return super().authenticate(request)
+
+    def get_validated_token(self, raw_token):
+        return token_decoded(raw_token, AccessToken)
+
+    def get_user(self, validated_token):
+        return token_user(validated_token)

@@ -80,3 +80,36 @@ class MindShare(models.Model):
     def clean(self) -> None:
         if self.mind_id is not None and self.user_id is not None and self.mind.owner_id == self.user_id:
             raise ValidationError({"user": [SHARE_WITH_OWNER]})
+
+
+# --- Revocable tokens (minds/api/tokens.py; docs/api-accounts.md → Tokens) -------------------
+
+
+class TokenEpoch(models.Model):
+    """A person's token epoch. Every JWT carries the epoch it was minted in; a password change or
+    the account's deactivation bumps it, and every older token (refresh or access) answers 401.
+    No row: epoch 0 (tokens from before this table carry none, which counts as 0)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="token_epoch"
+    )
+    epoch = models.PositiveIntegerField(default=0)
+    bumped_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.epoch}"
+
+
+class RevokedSession(models.Model):
+    """One login's tokens revoked by `POST /logout`. Every token of a login — its refresh tokens
+    through each rotation and the access tokens they minted — carries the login's session id
+    (`sid`); a request whose token names a row here answers 401. The row can go once the login's
+    last refresh token has expired (`expires_at`): every token of it has expired by then."""
+
+    sid = models.CharField(primary_key=True, max_length=32)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="revoked_sessions")
+    revoked_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.sid}"

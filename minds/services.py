@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memoryproject.core.domain import AuthenticationFailed, Conflict
+from memoryproject.core.domain import Conflict
 from minds.mindkeys import mind_key_digest, mind_key_generate
-from minds.models import Mind, MindKey, MindShare
+from minds.models import Mind, MindKey, MindShare, RevokedSession, TokenEpoch
 from minds.signals import mind_deleting
 
 User = get_user_model()
@@ -58,15 +58,33 @@ def user_register(*, email: str, password: str):
     return user
 
 
-def user_authenticate(*, email: str, password: str):
-    """The active account of `email` when `password` is its password; AuthenticationFailed otherwise.
+def user_for_credentials(*, email: str, password: str, request=None):
+    """The active account of `email` when `password` is its password, else None.
 
-    The API issues the tokens (minds.api.tokens): minting them is HTTP's business, not the account's.
+    Callers run it under the login policy (minds.login_policy.login_attempt), which counts the
+    Nones; the API issues the tokens (minds.api.tokens): minting them is HTTP's business.
     """
-    user = authenticate(request=None, username=email_normalize(email), password=password)
-    if user is None:
-        raise AuthenticationFailed(LOGIN_FAILED)
-    return user
+    return authenticate(request=request, username=email_normalize(email), password=password)
+
+
+def token_epoch_bump(*, user_id: int) -> int:
+    """Revokes every token of the account (a password change, a deactivation): the new epoch."""
+    with transaction.atomic():
+        epoch, _ = TokenEpoch.objects.select_for_update().get_or_create(user_id=user_id)
+        epoch.epoch += 1
+        epoch.save(update_fields=["epoch", "bumped_at"])
+    return epoch.epoch
+
+
+def session_revoke(*, user, sid: str, expires_at) -> None:
+    """Revokes one login's tokens (POST /logout); revoking twice is harmless."""
+    RevokedSession.objects.get_or_create(sid=sid, defaults={"user": user, "expires_at": expires_at})
+
+
+def revoked_sessions_purge(*, now=None) -> int:
+    """Forgets revoked logins whose every token has expired anyway; how many."""
+    deleted, _ = RevokedSession.objects.filter(expires_at__lt=now or timezone.now()).delete()
+    return deleted
 
 
 # --- Minds ----------------------------------------------------------------------------------

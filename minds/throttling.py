@@ -1,24 +1,22 @@
-"""DRF throttles: per Mind Key everywhere, per client address and per email at /login.
+"""DRF throttles: per Mind Key everywhere, per client address at /register; the client address
+the login policy (minds/login_policy.py) counts.
 
-Login counts live in the default cache (the shared database cache), so every web process sees
-them. Mind Key counts live where settings.MIND_KEY_THROTTLE_CACHE says (in-process by default:
-they are checked on every agent request).
+Registration counts live in the default cache (the shared database cache), so every web process
+sees them. Mind Key counts live where settings.MIND_KEY_THROTTLE_CACHE says (in-process by
+default: they are checked on every agent request).
 Rates are `REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`, read on every request rather than once
 at import, so a changed setting (a test's override) applies at once.
 """
 
 from __future__ import annotations
 
-import hashlib
-
 from django.conf import settings
 from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 from minds.principals import is_agent
-from minds.services import email_normalize
 
 
 class _LiveRateThrottle(SimpleRateThrottle):
@@ -49,30 +47,16 @@ class MindKeyRateThrottle(_LiveRateThrottle):
         return self.key_for(request.user.key.prefix)
 
 
-class LoginIPRateThrottle(_LiveRateThrottle):
-    """Login attempts per client address (REMOTE_ADDR, or X-Forwarded-For behind NUM_PROXIES)."""
+class RegisterIPRateThrottle(_LiveRateThrottle):
+    """New accounts per client address (REMOTE_ADDR, or X-Forwarded-For behind NUM_PROXIES)."""
 
-    scope = "login_ip"
+    scope = "register_ip"
 
     def get_cache_key(self, request, view) -> str | None:
         return self.key_for(self.get_ident(request))
 
 
-class RegisterIPRateThrottle(LoginIPRateThrottle):
-    """New accounts per client address (same address rules as the login throttle)."""
-
-    scope = "register_ip"
-
-
-class LoginEmailRateThrottle(_LiveRateThrottle):
-    """Login attempts per email, whatever address they come from (slows distributed guessing)."""
-
-    scope = "login_email"
-
-    def get_cache_key(self, request, view) -> str | None:
-        email = request.data.get("email")
-        if not isinstance(email, str) or not email.strip():
-            return None  # the body is refused as invalid anyway
-        # Hashed: the cache key stays short and holds no address in clear.
-        digest = hashlib.sha256(email_normalize(email).encode()).hexdigest()[:32]
-        return self.key_for(digest)
+def client_address(request) -> str:
+    """The client address of a Django or DRF request, read as the throttles read it: REMOTE_ADDR,
+    or X-Forwarded-For behind NUM_PROXIES (so a client cannot forge one without a proxy)."""
+    return BaseThrottle().get_ident(request)

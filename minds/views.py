@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryproject.core.domain import Conflict
 from memoryproject.core.ui_pages import form_add_domain_error, ui_view
 from minds.access import Access, mind_get_for
+from minds.admin_site import refused_login
 from minds.forms import EmailAuthenticationForm, KeyIssueForm, MindForm, RegisterForm, ShareCreateForm, ShareUpdateForm
 from minds.models import Mind
 from minds.selectors import mind_key_get, mind_keys_list, mind_share_get, mind_shares_list
@@ -39,7 +40,7 @@ from minds.services import (
     mind_update,
     user_register,
 )
-from minds.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
+from minds.throttling import RegisterIPRateThrottle
 
 DASHBOARD = "ui-dashboard"
 # Django's own backend: the one `login()` must name when several are configured.
@@ -50,14 +51,14 @@ TOO_MANY_ATTEMPTS = "Too many attempts from here or for this account; try again 
 # --- Accounts -------------------------------------------------------------------------------
 
 
-def _throttled_seconds(request: HttpRequest, throttles: list, *, email: str = "") -> int | None:
+def _throttled_seconds(request: HttpRequest, throttles: list) -> int | None:
     """Seconds to wait when one of the API's throttles refuses this attempt, else None.
 
     The page counts in the API's own throttles (same scopes, rates and cache), so attempts
-    through the page and through `POST /login` or `POST /register` add up: a guesser gains
-    nothing by switching. They read the client address from `META` and `headers`, the email from `data`.
+    through the page and through `POST /register` add up. They read the client address from
+    `META` and `headers`.
     """
-    attempt = SimpleNamespace(META=request.META, headers=request.headers, data={"email": email})
+    attempt = SimpleNamespace(META=request.META, headers=request.headers, data={})
     waits = [throttle.wait() or 0 for throttle in throttles if not throttle.allow_request(attempt, None)]
     return math.ceil(max(waits)) if waits else None
 
@@ -68,19 +69,15 @@ def _too_many_attempts(response: HttpResponse, seconds: int) -> HttpResponse:
 
 
 class AccountLoginView(LoginView):
-    """Django's login, throttled per client address and per email like `POST /login`."""
+    """Django's login under the login policy of `POST /login` and `/admin/login/` (one count for
+    the three): a refused attempt answers 429 with Retry-After and says when to try again."""
 
     template_name = "accounts/login.html"
     authentication_form = EmailAuthenticationForm
     redirect_authenticated_user = True
 
-    def post(self, request, *args, **kwargs):
-        throttles = [LoginIPRateThrottle(), LoginEmailRateThrottle()]
-        seconds = _throttled_seconds(request, throttles, email=request.POST.get("username", ""))
-        if seconds is not None:
-            context = self.get_context_data(throttled=TOO_MANY_ATTEMPTS.format(seconds=seconds))
-            return _too_many_attempts(self.render_to_response(context, status=429), seconds)
-        return super().post(request, *args, **kwargs)
+    def form_invalid(self, form):
+        return refused_login(super().form_invalid(form))
 
     def form_valid(self, form):
         response = super().form_valid(form)

@@ -1,7 +1,9 @@
-"""One row per step of a request or background job (docs/pipeline-log.md, "What a row holds")."""
+"""One row per step of a request or background job (docs/pipeline-log.md, "What a row holds"), and the
+erasures the log still owes a deletion."""
 
 from __future__ import annotations
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from pipelinelog.constants import NODE_MAX_LENGTH, SOURCE_MAX_LENGTH, TURN_ID_MAX_LENGTH
@@ -57,3 +59,41 @@ class LogEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.node} {self.kind}"
+
+
+class ErasureReason(models.TextChoices):
+    MEMORY_DELETED = "memory_deleted"  # DELETE /memory/{id}
+    VERSIONS_PURGED = "versions_purged"  # DELETE /memory/{id}/versions
+    MIND_DELETED = "mind_deleted"  # DELETE /minds/{id}
+
+
+class Erasure(models.Model):
+    """A deletion whose content the log must lose (docs/pipeline-log.md, "Erasure").
+
+    Written in the deleting transaction; `pipelinelog.tasks.erasure_apply` finds the log rows and
+    the worker's task rows that quote the content and erases it there. Until then `texts` holds
+    the beginnings of the erased contents, the only copy the search needs; applied, the row keeps
+    only that a deletion happened: which memory of which mind, why, when, and how many rows lost
+    what they quoted.
+    """
+
+    # Not foreign keys: the record outlives the memory and the mind it names.
+    mind_id = models.CharField(max_length=40)
+    memory_id = models.CharField(max_length=40, blank=True, default="")  # blank for a whole mind
+    reason = models.CharField(max_length=16, choices=ErasureReason.choices)
+    texts = ArrayField(models.TextField(), default=list, blank=True)
+    # Log rows older than this cannot quote the content (it reached this server later); null: all.
+    since = models.DateTimeField(null=True, blank=True)
+    requested_at = models.DateTimeField()
+    applied_at = models.DateTimeField(null=True, blank=True)
+    rows_erased = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["requested_at"], condition=models.Q(applied_at__isnull=True), name="erasure_pending_idx"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reason} {self.memory_id or self.mind_id} at {self.requested_at:%Y-%m-%d %H:%M:%S}"

@@ -10,6 +10,7 @@ class SynapsesConfig(AppConfig):
     def ready(self) -> None:
         from memoryproject.core.contributions import AnswerContributor, answer_contributor_register
         from synapses.api.resonance_serializers import resonance_body
+        from synapses.net.erasure import memory_net_erase
         from synapses.net.portability.export import net_export_sections
         from synapses.net.portability.fields import NET_SECTIONS
         from synapses.net.portability.importing import net_import_sections
@@ -38,6 +39,7 @@ class SynapsesConfig(AppConfig):
                 import_sections=net_import_sections,
                 recall_section=partial(recall_resonance_section, body=resonance_body),
                 memory_page_section=memory_page_section,
+                memory_erase=memory_net_erase,
             )
         )
         # /memory/health's promotion part (parked versions, the last promotion), merged after the counts.

@@ -162,6 +162,9 @@ RESONANCE_MAX_LIMIT: Final = 50
 # waiting 1.2 ms (0.85 of it planning), 30 waiting 1.8 ms, 200 waiting 11 ms, 1,000 waiting 11.6 ms
 # (only the newest 200 are read; reading all 1,000 cost 29 ms).
 PENDING_RESONANCE_MAX: Final = 200
+# Knots ranked below the `limit` that the contradiction step still reads (knots): a newer fact just
+# below the cut takes the place of the older one it contradicts (synapses.resonance.contradiction).
+CONTRADICTION_LOOKAHEAD: Final = 3
 # The mode used when the caller names none (the original's default conversation cluster).
 DEFAULT_MODE: Final = "paradox"
 # Modes as data: name → (hop depth in hops, gravity factor, the share 0..1 of the search vector

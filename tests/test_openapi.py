@@ -55,6 +55,17 @@ def test_login_and_register_need_no_credentials(schema):
     assert "security" not in schema["paths"]["/login"]["post"]  # … nor here
     assert "security" not in schema["paths"]["/register"]["post"]
     assert "security" not in schema["paths"]["/token/refresh"]["post"]
+    assert "security" not in schema["paths"]["/logout"]["post"]
+
+
+def test_refresh_documents_the_rotated_pair_and_logout_its_refresh_body(schema):
+    refreshed = schema["paths"]["/token/refresh"]["post"]["responses"]["200"]["content"]["application/json"]
+    logout = schema["paths"]["/logout"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+
+    assert refreshed["schema"] == {"$ref": "#/components/schemas/TokenPair"}
+    assert schema["components"]["schemas"]["TokenPair"]["required"] == ["access", "refresh"]
+    assert logout == {"$ref": "#/components/schemas/LogoutInputRequest"}
+    assert schema["components"]["schemas"]["LogoutInputRequest"]["required"] == ["refresh"]
 
 
 def test_each_path_is_listed_once_without_its_trailing_slash_twin(schema):
@@ -120,6 +131,7 @@ def _statuses(schema: dict, path: str, method: str) -> set[int]:
         ("/memory/{memory_id}/verify", "post", {200, 400, 401, 403, 404, 413, 503}),
         # Anonymous, throttled on its own, with a body.
         ("/login", "post", {200, 400, 401, 413, 415, 429, 503}),
+        ("/logout", "post", {204, 400, 401, 413, 415, 503}),
         ("/health", "get", {200, 400, 413, 503}),
     ],
 )

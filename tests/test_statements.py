@@ -29,7 +29,12 @@ TABLE_NAME = re.compile(r"\b(?:synapses|memories)_[a-z]+\b")
 
 
 def _sql_modules() -> list[str]:
-    paths = [*(ROOT / "synapses").glob("*/sql.py"), ROOT / "memories" / "selectors" / "sql.py"]
+    paths = [
+        *(ROOT / "synapses").glob("*/sql.py"),
+        ROOT / "memories" / "selectors" / "sql.py",
+        ROOT / "minds" / "sql.py",
+        ROOT / "pipelinelog" / "sql.py",
+    ]
     return sorted(".".join(path.relative_to(ROOT).with_suffix("").parts) for path in paths)
 
 
@@ -57,7 +62,7 @@ def _printed() -> str:
 
 
 def test_every_stage_has_its_statements_in_its_sql_module():
-    assert {"synapses.net.sql", "memories.selectors.sql"} <= set(_sql_modules())
+    assert {"synapses.net.sql", "memories.selectors.sql", "pipelinelog.sql"} <= set(_sql_modules())
     # Hybrid search: two plans × with or without a tag filter × with or without a category filter.
     assert sum(1 for name in _statements("memories.selectors.sql") if name.startswith("CANDIDATES_SQL[")) == 8
     assert {"KNOT_PLAN_SQL", "EDGES_INSERT_SQL"} <= set(_statements("synapses.net.sql"))

@@ -26,8 +26,9 @@ urlpatterns += [
     *route("mind/import", transfer_views.ImportView.as_view(), name="mind-import"),
 ]
 
-# Update, delete, verify, sync, audit, diff and the short lists.
+# Update, delete, purge of earlier versions, verify, sync, audit, diff and the short lists.
 urlpatterns += [
+    *route("memory/<memory_id:memory_id>/versions", views.MemoryVersionsView.as_view(), name="memory-versions"),
     *route("memory/<memory_id:memory_id>/verify", views.MemoryVerifyView.as_view(), name="memory-verify"),
     *route("memory/<memory_id:memory_id>/unverify", views.MemoryUnverifyView.as_view(), name="memory-unverify"),
     *route("memory/sync", views.MemorySyncView.as_view(), name="memory-sync"),

@@ -136,6 +136,14 @@ class MemoryDeletedSerializer(serializers.Serializer):
     id = serializers.CharField()
 
 
+class MemoryVersionsPurgedSerializer(serializers.Serializer):
+    """DELETE /memory/{id}/versions: the memory as it is now, and how many earlier versions the
+    net held (their knots erased); the log's copies go within a minute."""
+
+    id = serializers.CharField(source="memory.pk")
+    versions_purged = serializers.IntegerField()
+
+
 class SyncRequestSerializer(serializers.Serializer):
     """POST /memory/sync: `{"memories": [memory, …]}`; errors come back by index (`memories.3.content`)."""
 

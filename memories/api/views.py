@@ -20,6 +20,7 @@ from memories.api.serializers import (
     MemoryInputSerializer,
     MemorySerializer,
     MemoryStoredSerializer,
+    MemoryVersionsPurgedSerializer,
     SyncRequestSerializer,
     SyncResultSerializer,
 )
@@ -34,9 +35,9 @@ from memories.selectors.memory import (
     memory_get_for,
     memory_list,
 )
+from memories.services.erasure import memory_delete, memory_versions_purge
 from memories.services.idempotency import idempotency_request_hash, idempotency_run
 from memories.services.memory import (
-    memory_delete,
     memory_store,
     memory_unverify,
     memory_update,
@@ -190,12 +191,27 @@ class MemoryDetailView(APIView):
 
     @extend_schema(responses={200: MemoryDeletedSerializer})
     def delete(self, request, memory_id: str):
-        """Delete the memory for good; only a content-free audit row remains."""
+        """Delete the memory for good, erasing its copies (knots, summaries, replays, the log); only that it
+        happened remains."""
         memory = memory_get_for(
             user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
         )
         deleted_id = memory_delete(memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank())
         return Response(MemoryDeletedSerializer({"deleted": True, "id": deleted_id}).data)
+
+
+class MemoryVersionsView(APIView):
+    @extend_schema(request=None, responses={200: MemoryVersionsPurgedSerializer})
+    def delete(self, request, memory_id: str):
+        """Erase the memory's earlier versions, keeping the current one: after a PATCH took out a pasted
+        secret, its old text leaves the net, the compaction summaries and the log."""
+        memory = memory_get_for(
+            user=request.user, memory_id=memory_id, need=Access.WRITE, named_mind_id=named_mind_id(request)
+        )
+        result = memory_versions_purge(
+            memory=memory, caller=caller_of(request.user), turn_id=current_turn_id_or_blank()
+        )
+        return Response(MemoryVersionsPurgedSerializer(result).data)
 
 
 class MemoryVerifyView(APIView):

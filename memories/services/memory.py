@@ -1,6 +1,7 @@
-"""Writing memories: store (upsert by category + key), update, delete and verify, with defaults
-and audit rows; each write reports its change to memories.lifecycle. A sync, many stores at
-once, is memories.services.sync and builds on what is here."""
+"""Writing memories: store (upsert by category + key), update and verify, with defaults and audit
+rows; each write reports its change to memories.lifecycle. A sync, many stores at once, is
+memories.services.sync and builds on what is here; deleting, which erases, is
+memories.services.erasure."""
 
 from __future__ import annotations
 
@@ -299,7 +300,7 @@ def memories_for_write(mind_id: str) -> QuerySet[Memory]:
     return memories_of(mind_id).select_for_update(of=MEMORY_LOCK_OF)
 
 
-def _locked(memory: Memory) -> Memory:
+def memory_locked(memory: Memory) -> Memory:
     """`memory` again, row-locked for the rest of the transaction; 404 when it was deleted meanwhile."""
     locked = memories_for_write(memory.mind_id).filter(pk=memory.pk).first()
     if locked is None:
@@ -331,7 +332,7 @@ def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str 
     audit row is written, when every given value equals the stored one.
     """
     source = write_source(caller, fields.get("source"))
-    memory = _locked(memory)
+    memory = memory_locked(memory)
     now = timezone.now()
     changed = memory_changes_apply(
         memory, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=False
@@ -361,28 +362,11 @@ def memory_update(*, memory: Memory, fields: dict, caller: Caller, turn_id: str 
     return UpdateResult(memory=memory, changed_fields=tuple(changed))
 
 
-@transaction.atomic
-def memory_delete(*, memory: Memory, caller: Caller, turn_id: str = "") -> str:
-    """Delete the memory for good (DELETE /memory/{id}); return its id.
-
-    Only an audit row without content remembers that it existed (GET /memory/diff reports it).
-    """
-    memory = _locked(memory)
-    now = timezone.now()
-    memory_id = memory.pk
-    # The net's rows of this memory go with it, by their cascading foreign key.
-    Memory.objects.filter(mind_id=memory.mind_id, pk=memory_id).delete()
-    span_write(Memory, "delete", id=memory_id)
-    _audit(memory, action=AuditAction.DELETED, caller=caller, changed=[], turn_id=turn_id, now=now)
-    memories_changed(event=MemoryEvent.DELETED, mind_id=memory.mind_id, memory_ids=[memory_id])
-    return memory_id
-
-
 def _verification_set(*, memory: Memory, verified: bool, caller: Caller, turn_id: str) -> Memory:
     if not caller_vouches(caller):
         # The views refuse Mind Keys already; this keeps the rule true for every other caller.
         raise PermissionDenied("Only a human can verify or unverify a memory; a Mind Key cannot.")
-    memory = _locked(memory)
+    memory = memory_locked(memory)
     if memory.verified == verified:
         return memory  # already so: nothing to record
     now = timezone.now()

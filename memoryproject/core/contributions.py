@@ -90,6 +90,11 @@ class AnswerContributor:
     recall_section: Callable[[Any, str, Mapping[str, str]], RecallSection] | None = None
     # The UI's memory page: (mind id, memory id) in, the section the page shows for it out.
     memory_page_section: Callable[[str, str], PageSection] | None = None
+    # Erasing a memory, inside the deleting transaction and before its row goes: (mind id, memory
+    # id, the content hash of the version to keep — None when the whole memory goes) in; the app
+    # deletes what it copied of the other versions and returns those copies' texts, for the log's
+    # search (pipelinelog.erasure).
+    memory_erase: Callable[[str, str, str | None], list[str]] | None = None
 
 
 _contributors: dict[str, AnswerContributor] = {}
@@ -192,4 +197,15 @@ def contributed_memory_page_sections(mind_id: str, memory_id: str) -> list[PageS
         contributor.memory_page_section(mind_id, memory_id)
         for contributor in answer_contributors()
         if contributor.memory_page_section
+    ]
+
+
+def contributed_memory_erase(mind_id: str, memory_id: str, keep_content_hash: str | None) -> list[str]:
+    """Every contributor's copies of the memory (of its versions other than `keep_content_hash`)
+    deleted; their texts returned."""
+    return [
+        text
+        for contributor in answer_contributors()
+        if contributor.memory_erase
+        for text in contributor.memory_erase(mind_id, memory_id, keep_content_hash)
     ]

@@ -36,13 +36,19 @@ class URLLengthLimitMiddleware:
         return self.get_response(request)
 
 
-def _body_too_large(length_text: str) -> HttpResponse:
-    limit = settings.MAX_REQUEST_BODY_BYTES
+def body_limit(path: str) -> int:
+    """The largest body `path` accepts (bytes): MAX_REQUEST_BODY_BYTES, or the path's own bound
+    in MAX_REQUEST_BODY_BYTES_BY_PATH (with or without the trailing slash)."""
+    return settings.MAX_REQUEST_BODY_BYTES_BY_PATH.get(path.rstrip("/"), settings.MAX_REQUEST_BODY_BYTES)
+
+
+def _body_too_large(length_text: str, limit: int) -> HttpResponse:
     return error_response(
         413,
         "payload_too_large",
-        f"The request body is {length_text} bytes; the limit is {limit} bytes (1 MiB). "
-        "Send less per request (for many memories use /memory/sync in batches).",
+        f"The request body is {length_text} bytes; the limit is {limit} bytes ({limit / 1024 / 1024:g} MiB). "
+        "Send less per request (for many memories use /memory/sync in batches; a larger export goes in with "
+        "manage.py import_memories).",
     )
 
 
@@ -51,7 +57,7 @@ class ChunkedBodyMiddleware:
 
     gunicorn de-chunks the body but sends no CONTENT_LENGTH, and Django (like DRF) reads a body
     only up to CONTENT_LENGTH: without this every chunked body would look empty ("field
-    required"). The body is read up to one byte past the limit; a larger one answers 413.
+    required"). The body is read up to one byte past the path's limit; a larger one answers 413.
     """
 
     def __init__(self, get_response):
@@ -60,10 +66,11 @@ class ChunkedBodyMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
         if chunked and not request.META.get("CONTENT_LENGTH"):
-            body = _read(request.META["wsgi.input"], settings.MAX_REQUEST_BODY_BYTES + 1)
-            if len(body) > settings.MAX_REQUEST_BODY_BYTES:
+            limit = body_limit(request.path_info)
+            body = _read(request.META["wsgi.input"], limit + 1)
+            if len(body) > limit:
                 _read(request.META["wsgi.input"], REFUSED_BODY_DRAIN_BYTES, keep=False)
-                return _body_too_large(f"more than {settings.MAX_REQUEST_BODY_BYTES}")
+                return _body_too_large(f"more than {limit}", limit)
             request.META["CONTENT_LENGTH"] = str(len(body))
             # WSGIRequest reads its body from `_stream`, limited to the CONTENT_LENGTH it saw at
             # construction (none): hand it the body we read instead.
@@ -101,10 +108,11 @@ class BodySizeLimitMiddleware:
             length = int(declared)
         except ValueError:
             return error_response(400, "invalid_header", "Content-Length must be a whole number of bytes.")
-        if length > settings.MAX_REQUEST_BODY_BYTES:
+        limit = body_limit(request.path_info)
+        if length > limit:
             if length <= REFUSED_BODY_DRAIN_BYTES:  # read to its end: the sender gets the answer (above)
                 _read(request, length, keep=False)
-            return _body_too_large(str(length))
+            return _body_too_large(str(length), limit)
         return self.get_response(request)
 
 

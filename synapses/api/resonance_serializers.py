@@ -105,6 +105,17 @@ class ResonanceItemSerializer(serializers.Serializer):
         "seed ranking: weight_present × shell factor × sector factor."
     )
     superseded = serializers.BooleanField(help_text="The knot's memory has changed since; this is an earlier version.")
+    contradicted_by = serializers.IntegerField(
+        allow_null=True,
+        help_text="The newer knot of this answer that states this fact changed (a negation, another number, date, "
+        "version or name); it ranks right above this one. Null when none does, or when the newer one is a memory "
+        "not in the net yet (then `contradicted_by_memory_id` names it).",
+    )
+    contradicted_by_memory_id = serializers.CharField(
+        allow_null=True,
+        help_text="The memory of the newer item that contradicts this one (a knot's memory, or a memory not yet "
+        "in the net). Null when none does.",
+    )
     path = PathStepSerializer(many=True, help_text="How spreading reached the knot; empty for an anchor.")
 
 
@@ -186,6 +197,10 @@ def _item_body(item: dict) -> dict:
         "shell": int(item["shell"]),
         "rank_weight": float(item["rank_weight"]),
         "superseded": bool(item["superseded"]),
+        "contradicted_by": None if item["contradicted_by"] is None else int(item["contradicted_by"]),
+        "contradicted_by_memory_id": (
+            None if item["contradicted_by_memory_id"] is None else str(item["contradicted_by_memory_id"])
+        ),
         "path": [
             {
                 "from_knot_id": int(step["from_knot_id"]),

@@ -43,7 +43,8 @@ from synapses.net.edges import knot_edges_form
 from synapses.net.presence import knot_half_reactivate
 from synapses.net.selectors.candidates import NetFacts
 from synapses.promotion.entities import explicit_names_create, memory_entities_resolve
-from synapses.promotion.knots import embedding_ensure, knot_create, link_create, nearest_other_knot
+from synapses.promotion.knots import embedding_ensure, knot_create, link_create, nearest_other_knots
+from synapses.promotion.match import match_pick
 from synapses.promotion.select import Candidate, batch_claim, candidates_select, locks_take
 from synapses.promotion.sql import ATTEMPT_SQL
 
@@ -130,24 +131,27 @@ def _promote_claimed(
         raise PromotionFailed("the memory has no content")
     embedding_ensure(memory, sp)
     threshold = synapse_settings.MATCH_THRESHOLD
-    nearest = nearest_other_knot(mind_id=memory.mind_id, memory_id=memory.pk, vector=memory.embedding, facts=facts)
-    match = nearest is not None and nearest.cosine >= threshold
+    near = nearest_other_knots(mind_id=memory.mind_id, memory_id=memory.pk, vector=memory.embedding, facts=facts)
+    nearest = near[0] if near else None
+    choice = match_pick(memory.content, near, threshold)
+    match = choice.matched
     decision = {
         "decision": "promotion.match",
         "threshold": threshold,
         "nearest_knot_id": nearest.knot_id if nearest else None,
         "cosine": round(nearest.cosine, 6) if nearest else None,
         "plan": nearest.plan if nearest else None,
+        **choice.as_log(),
     }
 
-    if match and not nearest.is_active:
+    if match is not None and not match.is_active:
         # Locked and re-read: a worker reactivating the same knot at this moment makes it a duplicate.
         presences = KnotPresence.objects.select_for_update(of=("self",)).select_related("knot")
-        presence = presences.get(knot_id=nearest.knot_id)
+        presence = presences.get(knot_id=match.knot_id)
         if not presence.is_active:
             before = presence.weight_present
             knot_half_reactivate(presence=presence, now=now)
-            link_create(memory, nearest.knot_id, LinkKind.REACTIVATED, now)
+            link_create(memory, match.knot_id, LinkKind.REACTIVATED, now)
             sp.decision(
                 {
                     **decision,
@@ -157,11 +161,11 @@ def _promote_claimed(
                     "presence_after": presence.weight_present,
                 }
             )
-            return PromotionOutcome(memory.pk, Outcome.REACTIVATED, knot_id=nearest.knot_id, cosine=nearest.cosine)
-    if match:
-        link_create(memory, nearest.knot_id, LinkKind.DUPLICATE, now)
+            return PromotionOutcome(memory.pk, Outcome.REACTIVATED, knot_id=match.knot_id, cosine=match.cosine)
+    if match is not None:
+        link_create(memory, match.knot_id, LinkKind.DUPLICATE, now)
         sp.decision({**decision, "outcome": Outcome.DUPLICATE})
-        return PromotionOutcome(memory.pk, Outcome.DUPLICATE, knot_id=nearest.knot_id, cosine=nearest.cosine)
+        return PromotionOutcome(memory.pk, Outcome.DUPLICATE, knot_id=match.knot_id, cosine=match.cosine)
 
     sp.decision({**decision, "outcome": Outcome.CREATED})
     # The magnets only for a new knot: a duplicate or a reactivation joins a knot whose magnets

@@ -18,11 +18,12 @@ SELECT count(*),
   FROM (SELECT 1 FROM {knot} WHERE mind_id = %(mind)s LIMIT %(probe)s) AS mind_knots
 """.format(settings=HNSW_SETTINGS_COLUMNS, **TABLES)  # noqa: S608 — only constants, at import
 
-# The nearest knots of the mind that belong to other memories, with their presence, in the order
-# of each plan (vector_plan.distance_orders: the exact plan computes every distance).
+# The nearest knots of the mind that belong to other memories, with their presence and content
+# (the match test's contrast rule reads it), in the order of each plan (vector_plan.distance_orders:
+# the exact plan computes every distance).
 _NEAREST_TEMPLATE = """
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM {knot}
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY {order}

@@ -347,6 +347,7 @@ class ResonanceLine:
     themes_by_step: Sequence[Sequence[str]] = ()
     superseded: bool = False
     in_net: bool = True  # False: a pending memory, not yet promoted
+    contradicted: bool = False  # a newer knot of the answer states the fact changed
 
 
 # How each layer of a path step reads; entity and themes name what they share.
@@ -354,6 +355,7 @@ _LAYER_PHRASES = {"timeline": "close in time", "embedding": "similar content"}
 DIRECT_LINE = "Came directly in response to the query"
 SUPERSEDED_LINE = "(an earlier version: the memory has changed since)"
 PENDING_LINE = "(stored recently: not yet in the long-term net)"
+CONTRADICTED_LINE = "(contradicted by a newer memory shown below it)"
 NOTHING_LINE = "Nothing in the long-term net resonates."
 
 
@@ -392,6 +394,8 @@ def resonance_text(query: str, lines: Sequence[ResonanceLine]) -> str:
             block.append(SUPERSEDED_LINE)
         if not line.in_net:
             block.append(PENDING_LINE)
+        if line.contradicted:
+            block.append(CONTRADICTED_LINE)
         block.append(f"Speaker: {line.observer or 'unknown'}")
         if line.emotion and line.emotion.strip().lower() != NEUTRAL:
             block.append(f"Feeling: {line.emotion.strip().capitalize()}")

@@ -54,6 +54,7 @@ def resonance_lines(items: list[dict[str, Any]]) -> list[ResonanceLine]:
             themes_by_step=[step["shared_themes"] for step in item["path"]],
             superseded=item["superseded"],
             in_net=item["in_net"],
+            contradicted=item["contradicted_by_memory_id"] is not None,
         )
         for item in items
     ]

@@ -44,7 +44,8 @@ from synapses.resonance.arithmetic import (
     ranked_by_relevance,
     unknown_mode_message,
 )
-from synapses.resonance.pending import pending_item
+from synapses.resonance.contradiction import Said, contradictions_order
+from synapses.resonance.pending import PendingMemory, pending_item
 from synapses.resonance.spread import spread
 from synapses.resonance.sql import DETAILS_SQL, GOALS_SQL
 
@@ -133,7 +134,48 @@ def _knot_details(
     return details, names
 
 
-def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str]) -> dict[str, Any]:
+def _contradictions_apply(
+    result: list[RankedKnot], details: dict[int, KnotDetails], pending: dict[int, PendingMemory], limit: int
+) -> tuple[list[RankedKnot], dict[int, int]]:
+    """The ranked knots after the contradiction step (synapses.resonance.contradiction), cut to
+    `limit` and numbered again from 1, and which newer knot contradicts which. Logs a decision
+    when it moved anything. Pending memories (by their stand-in ids) take part: one stored a
+    moment ago is the newest of all, so it outranks the older knot it contradicts at once."""
+    said = [
+        Said(k.reached.knot_id, details[k.reached.knot_id].content,
+             (details[k.reached.knot_id].created_at, k.reached.knot_id))
+        if k.reached.knot_id in details
+        else Said(k.reached.knot_id, pending[k.reached.knot_id].content,
+                  (pending[k.reached.knot_id].created_at, k.reached.knot_id))
+        for k in result
+        if k.reached.knot_id in details or k.reached.knot_id in pending
+    ]  # fmt: skip
+    order, contradicted_by = contradictions_order(said)
+    if not contradicted_by:
+        return result[:limit], {}
+    by_id = {k.reached.knot_id: k for k in result}
+    reordered = [
+        RankedKnot(rank=i, reached=by_id[knot_id].reached, rank_weight=by_id[knot_id].rank_weight)
+        for i, knot_id in enumerate(order[:limit], start=1)
+    ]
+    current_span().decision(
+        {"decision": "contradictions", "contradicted_by": {str(k): v for k, v in contradicted_by.items()},
+         "order": order[:limit]}
+    )  # fmt: skip
+    return reordered, contradicted_by
+
+
+def _with_contradiction(
+    item: dict[str, Any], newer: int | None, pending: dict[int, PendingMemory], memory_of: dict[int, str]
+) -> dict[str, Any]:
+    """`item` with the newer result that contradicts it: `contradicted_by` its knot id (null when
+    it is a memory not in the net yet), `contradicted_by_memory_id` its memory either way."""
+    item["contradicted_by"] = None if newer is None or newer in pending else newer
+    item["contradicted_by_memory_id"] = None if newer is None else memory_of.get(newer)
+    return item
+
+
+def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str], contradicted_by: int | None) -> dict[str, Any]:
     reached = knot.reached
     memory_ids = [details.memory_id, *dict.fromkeys(m for m in details.linked if m != details.memory_id)]
     return {
@@ -152,6 +194,7 @@ def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str]) -> dict
         "shell": reached.shell,
         "rank_weight": knot.rank_weight,
         "superseded": details.superseded,
+        "contradicted_by": contradicted_by,
         "path": [
             {
                 "from_knot_id": step.from_knot_id,
@@ -228,23 +271,35 @@ def resonance_of(
             mind_id=mind.pk, anchors=in_net, hop_depth=chosen.hop_depth, vector=shift.vector, ranking=ranking
         )
         pool = [*anchors, *reached]
+        # A few knots past the limit are ranked too: the contradiction step may lift one of them.
+        wider = limit + constants.CONTRADICTION_LOOKAHEAD
         if relevance:
             own = {c.knot_id: c.score for c in candidates}
-            result = ranked_by_relevance([*as_reached, *reached], own=own, mood=mood, limit=limit)
+            result = ranked_by_relevance([*as_reached, *reached], own=own, mood=mood, limit=wider)
             anchor_ids = {r.knot_id for r in anchors}
-            filled = sum(1 for k in result if k.reached.shell == 0 and k.reached.knot_id not in anchor_ids)
+            fill_ids = {
+                k.reached.knot_id for k in result if k.reached.shell == 0 and k.reached.knot_id not in anchor_ids
+            }
         else:
             distinct = {r.knot_id for r in pool}
             fill = [r for r in reserve if r.knot_id not in distinct][: max(0, limit - len(distinct))]
-            result = ranked([*pool, *fill], mood=mood, limit=limit)
-            filled = len(fill)
+            result = ranked([*pool, *fill], mood=mood, limit=wider)
+            fill_ids = {r.knot_id for r in fill}
         path_entities = {e for k in result for step in k.reached.path for e in step.shared_entities}
         knot_ids = [k.reached.knot_id for k in result if k.reached.knot_id not in pending]
         details, names = _knot_details(mind.pk, knot_ids, path_entities)
+        result, contradicted_by = _contradictions_apply(result, details, pending, limit)
+        filled = sum(1 for k in result if k.reached.knot_id in fill_ids)
+        newer_memory = {**{k: d.memory_id for k, d in details.items()}, **{k: p.memory_id for k, p in pending.items()}}
         items = [
-            pending_item(k.rank, k.rank_weight, pending[k.reached.knot_id])
-            if k.reached.knot_id in pending
-            else _item(k, details[k.reached.knot_id], names)
+            _with_contradiction(
+                pending_item(k.rank, k.rank_weight, pending[k.reached.knot_id])
+                if k.reached.knot_id in pending
+                else _item(k, details[k.reached.knot_id], names, None),
+                contradicted_by.get(k.reached.knot_id),
+                pending,
+                newer_memory,
+            )
             for k in result
             if k.reached.knot_id in pending or k.reached.knot_id in details
         ]

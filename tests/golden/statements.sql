@@ -198,6 +198,38 @@ SELECT count(*),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true)
   FROM (SELECT 1 FROM memories_memory WHERE mind_id = %(mind_id)s LIMIT %(probe)s) AS mind_rows
 
+-- minds.sql.LOGIN_ACCOUNT_LOCK_SQL
+SELECT pg_advisory_xact_lock(%s, %s)
+
+-- pipelinelog.sql.ERASURE_BODIES_SQL
+UPDATE pipelinelog_logentry
+SET content = jsonb_set(content, ARRAY['body'], to_jsonb(%(erased)s::text))
+WHERE span_id = ANY(%(span_ids)s::uuid[])
+  AND kind = 'input'
+  AND content ? 'body'
+  AND content -> 'body' <> 'null'::jsonb
+  AND content -> 'body' <> to_jsonb(%(erased)s::text)
+
+-- pipelinelog.sql.ERASURE_ROWS_SQL
+SELECT id, content
+FROM pipelinelog_logentry
+WHERE mind_id = %(mind_id)s
+  AND created_at >= %(since)s
+  AND id > %(after)s
+  AND content IS NOT NULL
+  AND EXISTS (SELECT 1 FROM unnest(%(needles)s::text[]) AS needle WHERE strpos(content::text, needle) > 0)
+ORDER BY id
+LIMIT %(limit)s
+
+-- pipelinelog.sql.ERASURE_WRITING_SPANS_SQL
+SELECT DISTINCT span_id
+FROM pipelinelog_logentry
+WHERE mind_id = %(mind_id)s
+  AND created_at >= %(since)s
+  AND kind = 'db_write'
+  AND span_id IS NOT NULL
+  AND strpos(content::text, %(quoted_id)s) > 0
+
 -- synapses.net.sql.EDGES_INSERT_SQL
 INSERT INTO synapses_edge (mind_id, source_id, target_id, weight_raw, weight_anchor, layers, shared_entities,
                     shared_themes, time_distance, cosine_initial, layer_count, created_at)
@@ -1222,8 +1254,8 @@ SELECT pg_advisory_xact_lock(keys.key)
   FROM (SELECT DISTINCT unnest(%(keys)s::bigint[]) AS key ORDER BY key) AS keys
 
 -- synapses.promotion.sql.NEAREST_SQL[<VectorPlan.EXACT: 'exact'>]
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM synapses_knot
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY (embedding <=> %(vector)s::vector) + 0
@@ -1231,8 +1263,8 @@ SELECT nearest.id, nearest.distance, presence.is_active
   JOIN synapses_knotpresence AS presence ON presence.knot_id = nearest.id
 
 -- synapses.promotion.sql.NEAREST_SQL[<VectorPlan.HNSW: 'hnsw'>]
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM synapses_knot
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY embedding <=> %(vector)s::vector
@@ -1244,8 +1276,8 @@ SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', %(ef_search)s, true),
        set_config('hnsw.max_scan_tuples', %(max_scan_tuples)s, true);
 
-SELECT nearest.id, nearest.distance, presence.is_active
-  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance
+SELECT nearest.id, nearest.distance, presence.is_active, nearest.content
+  FROM (SELECT id, embedding <=> %(vector)s::vector AS distance, content
           FROM synapses_knot
          WHERE mind_id = %(mind)s AND memory_id <> %(memory)s
          ORDER BY embedding <=> %(vector)s::vector

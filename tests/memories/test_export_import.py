@@ -366,11 +366,18 @@ def test_bad_import_documents_answer_400_naming_the_field(mind, document, field)
     assert not Memory.objects.filter(mind=mind.mind).exists()
 
 
-def test_an_import_body_over_1_mib_answers_413(mind):
-    document = {"format_version": 1, "memories": [{"category": "note", "content": "x" * 40_000}] * 27}
-    response = mind.agent.post("/mind/import", document, format="json")
+def test_an_import_body_over_1_mib_is_read_and_one_over_32_mib_answers_413(mind):
+    """The import's own bound (an export carries its knots' vectors); every other path keeps 1 MiB."""
+    over_one = {"format_version": 1, "memories": [{"category": "note", "content": f"{n} " + "x" * 40_000}
+                                                  for n in range(27)]}  # fmt: skip
+    response = mind.agent.post("/mind/import", over_one, format="json")
+    assert response.status_code == 200, response.content[:200]
+    assert Memory.objects.filter(mind=mind.mind).count() == 27
+
+    over_32 = {"format_version": 1, "memories": [{"category": "note", "content": "x" * 40_000}] * 850}
+    response = mind.agent.post("/mind/import", over_32, format="json")
     assert response.status_code == 413
-    assert not Memory.objects.filter(mind=mind.mind).exists()
+    assert Memory.objects.filter(mind=mind.mind).count() == 27
 
 
 def test_a_reader_cannot_import(reader, mind):

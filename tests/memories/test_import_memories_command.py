@@ -103,10 +103,10 @@ def test_jsonl_rows_are_imported_oldest_first_across_batches(
         out = run(path, mind=fresh.pk)
     assert "4 imported (4 created, 0 updated), 0 skipped" in out
     keys = dict(Memory.objects.filter(mind=fresh).values_list("pk", "key"))
-    # Two batches of two, each enqueuing its promotion oldest first; the undated row is "now", last.
+    # Two batches of two in one transaction (the mind's whole import), so one promotion task on
+    # commit, with the ids oldest first; the undated row is "now", last.
     assert [[keys[pk] for pk in batch] for batch in promotions_of(callbacks)] == [
-        ["a", "b"],
-        ["c", derived_key("note", "undated")],
+        ["a", "b", "c", derived_key("note", "undated")],
     ]
     assert Memory.objects.get(mind=fresh, key="a").created_at.year == 2024
 
@@ -153,18 +153,20 @@ def test_the_import_is_set_based_its_queries_do_not_grow_with_the_rows(fresh, tm
     path = jsonl(tmp_path / "rows.jsonl", [row(f"k{n}", "2024-01-01T00:00:00Z") for n in range(count)])
     with CaptureQueriesContext(connection) as queries:
         run(path, mind=fresh.pk)
-    # The mind with its owner; then the service's lock query, savepoint and insert (3), audit rows,
-    # the mind's webhooks read for the event (1).
-    assert len(queries) == 1 + 2 + 1 + 3 + 1 + 1
+    # The mind with its owner; the command's transaction for the mind (a savepoint here and its
+    # release, 2); then the service's lock query, savepoint and insert (3), audit rows, the mind's
+    # webhooks read for the event (1).
+    assert len(queries) == 1 + 2 + 2 + 1 + 3 + 1 + 1
 
 
-def test_wrong_net_rows_stop_the_net_but_not_the_memories(exported, fresh):
+def test_wrong_net_rows_leave_nothing_written(exported, fresh):
+    """The memories and the net are one transaction: a net that cannot be read takes the memories back too."""
     document = json.loads(exported.read_text())
     document["edges"][0]["source"] = 123_456_789
     exported.write_text(json.dumps(document))
-    with pytest.raises(CommandError, match="none of the net was imported"):
+    with pytest.raises(CommandError, match="nothing was imported"):
         run(exported, mind=fresh.pk)
-    assert (Memory.objects.filter(mind=fresh).count(), Knot.objects.filter(mind=fresh).count()) == (3, 0)
+    assert (Memory.objects.filter(mind=fresh).count(), Knot.objects.filter(mind=fresh).count()) == (0, 0)
 
 
 @pytest.mark.parametrize(

@@ -181,3 +181,14 @@ def test_the_recall_page_explains_a_pending_memory_as_not_in_the_net_yet(owner, 
     body = response.content.decode()
     assert "Anna works at Siemens." in body
     assert "none yet: stored recently, not yet promoted into the long-term net" in body
+
+
+def test_a_pending_memory_that_contradicts_a_knot_outranks_it_at_once(mind):
+    older = _store(mind.agent, "Alice is allergic to peanuts.")
+    memories_promote(mind_id=mind.mind.pk, now_all=True)
+    newer = _store(mind.agent, "Alice is not allergic to peanuts.")  # pending: not promoted
+    items = mind.agent.get("/synapses/resonance", {"q": "Is Alice allergic to peanuts?", "limit": 2}).json()["items"]
+    assert [(item["memory_id"], item["in_net"]) for item in items] == [(newer, False), (older, True)]
+    # The knot's contradicting item has no knot yet: named by its memory.
+    assert (items[1]["contradicted_by"], items[1]["contradicted_by_memory_id"]) == (None, newer)
+    assert items[0]["contradicted_by_memory_id"] is None

@@ -158,7 +158,7 @@ def test_a_batch_that_knows_the_mind_above_the_bound_matches_in_one_message_unde
         "NEAREST_UNDER_SETTINGS_SQL",
         under_hnsw_settings(
             "SELECT current_setting('hnsw.ef_search')::int, 0.0,"
-            " current_setting('hnsw.iterative_scan') = 'relaxed_order'"
+            " current_setting('hnsw.iterative_scan') = 'relaxed_order', ''"
         ),
     )
     with connection.cursor() as cursor:

@@ -156,7 +156,8 @@ def test_the_login_page_carries_a_csrf_token_in_its_form():
 
 @pytest.fixture
 def rates(settings):
-    """Set the API's throttle rates for this test: rates(login_email="3/min")."""
+    """Set the API's throttle rates for this test: rates(register_ip="3/min"). (The login policy
+    of the page and the API: tests/minds/test_login_policy.py.)"""
 
     def set_rates(**overrides: str) -> None:
         current = settings.REST_FRAMEWORK
@@ -166,24 +167,6 @@ def rates(settings):
         }
 
     return set_rates
-
-
-def test_login_on_the_page_is_throttled_per_email_together_with_the_api(api, owner, rates):
-    rates(login_email="3/min", login_ip="1000/min")
-    for attempt in range(2):
-        page = Client(REMOTE_ADDR=f"10.0.2.{attempt}").post(
-            "/accounts/login/", {"username": "owner@example.com", "password": "wrong"}
-        )
-        assert page.status_code == 200
-    assert api.post("/login", {"email": "owner@example.com", "password": "wrong"}, format="json").status_code == 401
-
-    refused = Client(REMOTE_ADDR="10.0.2.9").post(
-        "/accounts/login/", {"username": "owner@example.com", "password": PASSWORD}
-    )
-
-    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
-    assert "Too many attempts from here or for this account" in refused.content.decode()
-    assert "_auth_user_id" not in refused.wsgi_request.session
 
 
 def test_registration_on_the_page_is_throttled_per_client_address(rates):

@@ -228,6 +228,16 @@ def _memory_delete(cast: Cast) -> None:
     assert not Memory.objects.filter(pk=memory_id).exists()
 
 
+@case("DELETE /memory/{id}/versions")
+def _memory_versions_purge(cast: Cast) -> None:
+    memory_id = cast.memory()
+    old = Memory.objects.get(pk=memory_id)
+    knot_make(memory=old, linked=True)  # the version before the edit, held by the net
+    Memory.objects.filter(pk=memory_id).update(content="Anna is my older sister", content_hash="0" * 64)
+    assert cast.client.post(f"/app/memories/{memory_id}/versions/purge/").status_code == 302
+    assert not Knot.objects.filter(memory_id=memory_id).exists()
+
+
 @case("POST /memory/{id}/verify")
 def _memory_verify(cast: Cast) -> None:
     memory_id = cast.memory()

@@ -7,6 +7,13 @@ Every row is checked as `POST /mind/import` checks it; the valid ones are writte
 import service, IMPORT_MAX_MEMORIES at a time in creation order, so promotion meets them (and
 forms their edges) in the order they were lived. The export's net sections follow, once every
 memory they name is in.
+
+One mind's memories and net are written in one transaction: the worker sees none of the
+memories before their knots, links, edges, entities and goals are in, so it cannot promote a
+restored memory first (new knots with new times and reset presence, then `IntegrityError …
+knot_unique_memory_version` when the file's knots follow), and wrong net rows leave nothing
+written. The memories the file names that the mind already has stay row-locked until the commit,
+and promotion passes over locked rows (SKIP LOCKED).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 from django.utils import timezone
 from tqdm import tqdm
 
@@ -125,9 +133,10 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {error}") from None
         if not options["mind_per_user"]:
             mind = self._mind(options["mind"], read)
-            memory_ids = self._import(mind, read.rows)
-            if read.net_sections:
-                self._write_net(mind, read, memory_ids)
+            with transaction.atomic():  # the memories and their net become visible together
+                memory_ids = self._import(mind, read.rows)
+                if read.net_sections:
+                    self._write_net(mind, read, memory_ids)
             return
         if read.net_sections:
             raise CommandError("An export holds one mind, with its net: import it with --mind, not --mind-per-user.")
@@ -147,7 +156,8 @@ class Command(BaseCommand):
                 continue
             else:
                 mind = self._user_mind(owner, user_id)
-            self._import(mind, rows)
+            with transaction.atomic():  # one mind's rows at once, as with --mind
+                self._import(mind, rows)
 
     def _import(self, mind: Mind, rows: list[SourceRow]) -> dict[str, str]:
         """The rows into `mind`, oldest first, and its summary; the file's memory ids → the mind's."""
@@ -218,8 +228,8 @@ class Command(BaseCommand):
             for line in _messages(error.fields):
                 self.stdout.write(f"  invalid {line}")
             raise CommandError(
-                "The net's rows above are wrong, so none of the net was imported (the memories were). "
-                "Fix them and run the command again: it creates nothing twice."
+                "The net's rows above are wrong, so nothing was imported (neither the memories nor the net). "
+                "Fix them and run the command again."
             ) from None
         parts = [f"{name} {section.created} created / {section.skipped} skipped" for name, section in done.items()]
         self.stdout.write("Net: " + ", ".join(parts) + ".")
