@@ -146,7 +146,9 @@ def used(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
     serializer = UsedInputSerializer(data=dict(arguments))
     serializer.is_valid(raise_exception=True)
     body = serializer.validated_data
-    report = knots_used_reinforce(mind_id=agent.mind.pk, answer=body["answer"], knot_ids=body["knot_ids"])
+    report = knots_used_reinforce(
+        mind_id=agent.mind.pk, answer=body["answer"], knot_ids=body["knot_ids"], memory_ids=body["memory_ids"]
+    )
     return _json(UsageReportSerializer(report).data)
 
 
@@ -242,8 +244,9 @@ TOOLS: dict[str, Tool] = {
             title="Associations",
             description=(
                 "Call when you want associations rather than exact matches: the long-term memories that resonate "
-                "with what is being talked about, found through shared people, themes, time and feeling. Note the "
-                "`knot_id` of each item: after answering, report the ones you used with `used`."
+                "with what is being talked about, found through shared people, themes, time and feeling, and what "
+                "was stored moments ago (`in_net` false, `knot_id` null). Note the `knot_id` of each item (the "
+                "`memory_id` of one not in the net yet): after answering, report the ones you used with `used`."
             ),
             input_schema=serializer_schema(ResonanceQuerySerializer()),
             run=resonance,
@@ -254,7 +257,8 @@ TOOLS: dict[str, Tool] = {
             title="Report what the answer used",
             description=(
                 "Call AFTER you answered, with your answer and the `knot_id`s of the items resonance offered this "
-                "turn: the knots your answer really drew on are reinforced, so they come up more readily next time."
+                "turn (and in `memory_ids` the `memory_id`s of items with `in_net` false): the knots your answer "
+                "really drew on are reinforced, so they come up more readily next time."
             ),
             input_schema=serializer_schema(UsedInputSerializer()),
             run=used,

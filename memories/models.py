@@ -247,6 +247,16 @@ def pending_filter(now) -> models.Q:
     return current_filter(now) & models.Q(pending_row__isnull=False)
 
 
+# pending_filter as SQL, for hand-written statements over one mind's pending memories: their FROM
+# and WHERE, the pending table (alias `pending`, read by its (mind, since) index) joined to each
+# memory (alias `memory`), not expired (CURRENT_SQL); `mind_id` and `now` are named parameters.
+# tests/memories/test_pending_sql.py holds it to the same rows as pending_filter.
+PENDING_MEMORIES_SQL = (
+    f"{PendingPromotion._meta.db_table} pending JOIN {Memory._meta.db_table} memory ON memory.id = pending.memory_id"
+    f" WHERE pending.mind_id = %(mind_id)s AND {CURRENT_SQL}"
+)
+
+
 class AuditAction(models.TextChoices):
     CREATED = "created"
     UPDATED = "updated"

@@ -154,6 +154,14 @@ SECTOR_FACTOR: Final = {0: 1.0, 1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6}
 # Knots a resonance returns when the caller gives no `limit`, and the most it returns (knots).
 RESONANCE_DEFAULT_LIMIT: Final = 3
 RESONANCE_MAX_LIMIT: Final = 50
+# Pending memories (stored, not yet promoted: the short-term layer) a resonance searches beside
+# the net, the mind's most recently waiting first (memories). In normal use a mind holds the last
+# PROMOTION_AGE of writes there, a few dozen; the bound keeps a backlog (a stopped worker, a large
+# import) from making every resonance read it all. The pending lists' database time (EXPLAIN
+# ANALYZE, planning + execution, 2 shared cores at load 10–12; docs/synapse-model.md §5): none
+# waiting 1.2 ms (0.85 of it planning), 30 waiting 1.8 ms, 200 waiting 11 ms, 1,000 waiting 11.6 ms
+# (only the newest 200 are read; reading all 1,000 cost 29 ms).
+PENDING_RESONANCE_MAX: Final = 200
 # Knots ranked below the `limit` that the contradiction step still reads (knots): a newer fact just
 # below the cut takes the place of the older one it contradicts (synapses.resonance.contradiction).
 CONTRADICTION_LOOKAHEAD: Final = 3

@@ -290,6 +290,34 @@ class PromotionAttempt(models.Model):
         return f"{self.memory_id}: {self.attempts} failed ({state})"
 
 
+class PendingUse(models.Model):
+    """Uses of a memory version an answer used before it was promoted (POST /synapses/used with
+    `memory_ids`; docs/synapse-model.md §6, "Uses of pending memories"). Applied, as the same
+    number of reinforcements, to the knot that holds the version once it is promoted
+    (synapses.upkeep.pending_uses), then deleted; a version replaced before its promotion leaves
+    its uses unapplied (they were of other words). Deleting the memory deletes its rows.
+    """
+
+    mind = models.ForeignKey(Mind, on_delete=models.CASCADE, related_name="+", db_index=False)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # The content_hash of the version the answer used.
+    content_hash = models.CharField(max_length=64)
+    # Reports that used it so far (uses): each is one reinforcement when it is applied.
+    uses = models.PositiveIntegerField(default=0)
+    # The answer's cosine to the memory at the last use (cosine).
+    nearness = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["mind", "memory", "content_hash"], name="pendinguse_unique_memory_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id}: {self.uses} uses before promotion"
+
+
 class DecayRun(models.Model):
     """One finished run of the daily decay (every mind's net at once): what /memory/health and the
     dashboard report as `last_decay_at`. Written in the decay's own transaction, so a run killed

@@ -10,6 +10,7 @@ from memoryproject.embedded.outage import waits_out_outages
 from synapses.config import synapse_settings
 from synapses.promotion.service import memories_promote as memories_promote_service
 from synapses.upkeep.decay import knots_decay as knots_decay_service
+from synapses.upkeep.pending_uses import pending_uses_apply
 
 # This module's own path, by which a task hands the rest of a long list to another task.
 _PROMOTE_TASK = "synapses.tasks.memories_promote"
@@ -28,7 +29,10 @@ def memories_promote(memory_ids: list[str]) -> dict[str, int | str]:
     head, rest = list(memory_ids[:batch]), list(memory_ids[batch:])
     if rest:
         async_task(_PROMOTE_TASK, rest)
-    return {**memories_promote_service(memory_ids=head).as_dict(), "handed_on": len(rest)}
+    summary = memories_promote_service(memory_ids=head).as_dict()
+    # Uses an answer made of these memories before they were promoted go to their knots now.
+    applied = pending_uses_apply(memory_ids=head)
+    return {**summary, "handed_on": len(rest), "pending_uses_applied": applied.uses}
 
 
 def memory_promote(memory_id: str) -> dict[str, int | str]:
@@ -40,8 +44,10 @@ def memory_promote(memory_id: str) -> dict[str, int | str]:
 def promotion_sweep() -> dict[str, int | str]:
     """Every minute (memoryproject/schedules.py): the longest-waiting pending, mature memories of
     every mind, at most PROMOTION_BATCH_SIZE. Catches what matured by age, what failed before
-    and tasks that were lost."""
-    return memories_promote_service().as_dict()
+    and tasks that were lost. Then the recorded uses of every version promoted since (by it, a
+    task, the command) go to their knots."""
+    summary = memories_promote_service().as_dict()
+    return {**summary, "pending_uses_applied": pending_uses_apply().uses}
 
 
 @waits_out_outages

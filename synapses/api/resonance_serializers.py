@@ -80,8 +80,15 @@ class PathStepSerializer(serializers.Serializer):
 
 class ResonanceItemSerializer(serializers.Serializer):
     rank = serializers.IntegerField(help_text="1 = strongest.")
-    knot_id = serializers.IntegerField()
-    memory_id = serializers.CharField(help_text="The memory the knot was promoted from.")
+    knot_id = serializers.IntegerField(
+        allow_null=True, help_text="null for a memory not yet promoted (`in_net` false): it has no knot yet."
+    )
+    in_net = serializers.BooleanField(
+        help_text="false: a memory stored moments ago, not yet promoted into the long-term net (no knot, "
+        "no edges, `shell` 0, `weight_present` the presence its knot will start with). Offer its `memory_id` "
+        "in `POST /synapses/used`; the use is applied when it is promoted."
+    )
+    memory_id = serializers.CharField(help_text="The memory the knot was promoted from (or the pending memory).")
     memory_ids = serializers.ListField(
         child=serializers.CharField(), help_text="Every memory linked to the knot, `memory_id` first."
     )
@@ -101,7 +108,13 @@ class ResonanceItemSerializer(serializers.Serializer):
     contradicted_by = serializers.IntegerField(
         allow_null=True,
         help_text="The newer knot of this answer that states this fact changed (a negation, another number, date, "
-        "version or name); it ranks right above this one. Null when none does.",
+        "version or name); it ranks right above this one. Null when none does, or when the newer one is a memory "
+        "not in the net yet (then `contradicted_by_memory_id` names it).",
+    )
+    contradicted_by_memory_id = serializers.CharField(
+        allow_null=True,
+        help_text="The memory of the newer item that contradicts this one (a knot's memory, or a memory not yet "
+        "in the net). Null when none does.",
     )
     path = PathStepSerializer(many=True, help_text="How spreading reached the knot; empty for an anchor.")
 
@@ -170,7 +183,8 @@ def resonance_body(result: dict) -> dict:
 def _item_body(item: dict) -> dict:
     return {
         "rank": int(item["rank"]),
-        "knot_id": int(item["knot_id"]),
+        "knot_id": None if item["knot_id"] is None else int(item["knot_id"]),
+        "in_net": bool(item["in_net"]),
         "memory_id": str(item["memory_id"]),
         "memory_ids": [str(m) for m in item["memory_ids"]],
         "content": str(item["content"]),
@@ -184,6 +198,9 @@ def _item_body(item: dict) -> dict:
         "rank_weight": float(item["rank_weight"]),
         "superseded": bool(item["superseded"]),
         "contradicted_by": None if item["contradicted_by"] is None else int(item["contradicted_by"]),
+        "contradicted_by_memory_id": (
+            None if item["contradicted_by_memory_id"] is None else str(item["contradicted_by_memory_id"])
+        ),
         "path": [
             {
                 "from_knot_id": int(step["from_knot_id"]),

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from memories.api.serializers import MemorySerializer
 from memories.limits import MAX_TAG_CHARS
-from memories.models import Category, Speaker
+from memories.models import Category, Memory, Speaker
 from memoryproject.core.api.fields import (
     QueryBooleanField,
     QueryFloatField,
@@ -21,6 +21,7 @@ from memoryproject.core.api.fields import (
     StrictFloatField,
 )
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin
+from memoryproject.core.converters import MemoryIdConverter
 from synapses import constants
 from synapses.constants import DISCOVERY_IGNORED_MAX
 from synapses.net.selectors.knots import knot_superseded
@@ -67,6 +68,18 @@ class UsedInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         max_length=constants.USAGE_MAX_KNOT_IDS,
         help_text="The knots the resonance offered this turn (`knot_id` of its items).",
     )
+    memory_ids = serializers.ListField(
+        child=serializers.RegexField(
+            rf"\A{MemoryIdConverter.regex}\Z",
+            max_length=Memory._meta.get_field("id").max_length,
+            error_messages={"invalid": "Must be a memory id (mem_…)."},
+        ),
+        required=False,
+        default=list,
+        max_length=constants.USAGE_MAX_KNOT_IDS,
+        help_text="The memories the resonance offered that are not in the net yet (`memory_id` of its items with "
+        "`in_net` false). A used one is recorded and applied to its knot when it is promoted.",
+    )
 
 
 class NearnessSerializer(serializers.Serializer):
@@ -83,6 +96,11 @@ class KnotReinforcedSerializer(serializers.Serializer):
     edges_recomputed = serializers.IntegerField(help_text="Edge rows from and to the knot recomputed (Trigger 2).")
 
 
+class PendingNearnessSerializer(serializers.Serializer):
+    memory_id = serializers.CharField()
+    nearness = serializers.FloatField(help_text="Cosine of the answer to the memory.")
+
+
 class UsageReportSerializer(serializers.Serializer):
     outcome = serializers.ChoiceField(["empty_answer", "no_candidates", "computed"])
     offered = serializers.IntegerField()
@@ -96,6 +114,17 @@ class UsageReportSerializer(serializers.Serializer):
     closest_rejected = NearnessSerializer(allow_null=True)
     not_found = serializers.ListField(child=serializers.IntegerField(), help_text="No knot of this mind.")
     inactive = serializers.ListField(child=serializers.IntegerField(), help_text="Knots that faded from recall.")
+    pending_nearness = PendingNearnessSerializer(
+        many=True, help_text="Every checked memory of `memory_ids` not yet promoted, nearest first."
+    )
+    recorded = PendingNearnessSerializer(
+        many=True,
+        help_text="Of those, the ones used: one use recorded each, applied to the knot that holds the memory when "
+        "it is promoted (a memory of `memory_ids` promoted meanwhile is checked as its knot).",
+    )
+    memories_not_found = serializers.ListField(
+        child=serializers.CharField(), help_text="No current memory of this mind (unknown, another mind's, expired)."
+    )
 
 
 # --- goals --------------------------------------------------------------------------------------
@@ -139,14 +168,30 @@ class EntitySerializer(serializers.Serializer):
 
 class EntityChangedSerializer(EntitySerializer):
     knots_gained = serializers.SerializerMethodField(help_text="Knots that carry the entity since this change.")
-    edges_recomputed = serializers.SerializerMethodField(help_text="Edge pairs whose entity layer was evaluated again.")
+    edges_recomputed = serializers.SerializerMethodField(
+        help_text="Edge rows this change created, updated or deleted (the sum of the three counts below; a pair "
+        "is two rows)."
+    )
+    edges_created = serializers.SerializerMethodField(
+        help_text="Edge rows created: knots that only now share the entity are joined at once."
+    )
+    edges_updated = serializers.SerializerMethodField(help_text="Edge rows whose weights or layers changed.")
+    edges_deleted = serializers.SerializerMethodField(help_text="Edge rows deleted: pairs left with no layer.")
 
     def get_knots_gained(self, entity) -> int:
         return self.context["changed"].knots_gained
 
     def get_edges_recomputed(self, entity) -> int:
-        edges = self.context["changed"].edges
-        return 0 if edges is None else edges.candidates
+        return self.context["changed"].edge_rows.changed
+
+    def get_edges_created(self, entity) -> int:
+        return self.context["changed"].edge_rows.created
+
+    def get_edges_updated(self, entity) -> int:
+        return self.context["changed"].edge_rows.updated
+
+    def get_edges_deleted(self, entity) -> int:
+        return self.context["changed"].edge_rows.deleted
 
 
 def _name_field(**kwargs) -> StrictCharField:
@@ -399,13 +444,22 @@ class EntityDeletedSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="entity_id", help_text="The entity deleted.")
     name = serializers.CharField()
     knots_changed = serializers.IntegerField(help_text="Knots that carried it and no longer do.")
-    edges_recomputed = serializers.SerializerMethodField(help_text="Edge pairs whose entity layer was evaluated again.")
+    edges_recomputed = serializers.IntegerField(
+        source="edge_rows.changed",
+        help_text="Edge rows this delete created, updated or deleted (the sum of the three below).",
+    )
+    edges_created = serializers.IntegerField(
+        source="edge_rows.created", help_text="Edge rows created: the knots that lost it form the edges they lack."
+    )
+    edges_updated = serializers.IntegerField(
+        source="edge_rows.updated", help_text="Edge rows whose weights or layers changed."
+    )
+    edges_deleted = serializers.IntegerField(
+        source="edge_rows.deleted", help_text="Edge rows deleted: pairs left with no layer."
+    )
     ignored = serializers.ListField(
         child=serializers.CharField(), help_text="The mind's ignore list now: discovery will not propose these names."
     )
-
-    def get_edges_recomputed(self, deleted) -> int:
-        return 0 if deleted.edges is None else deleted.edges.candidates
 
 
 class DiscoverySerializer(serializers.Serializer):

@@ -98,11 +98,14 @@ def _paged_answer(view: APIView, items, serializer_class, context_of: Callable[[
 class UsedView(APIView):
     @extend_schema(tags=SYNAPSES_TAG, request=UsedInputSerializer, responses={200: UsageReportSerializer})
     def post(self, request):
-        """Reinforce the offered knots the answer really used (nearness ≥ threshold, at most the cap); the report."""
+        """Reinforce the offered knots the answer really used (nearness ≥ threshold, at most the cap), and record
+        the uses of offered memories not yet promoted, applied when they are; the report."""
         mind, _ = mind_from_request(request, need=Access.WRITE)
         no_query_params(request)
         body = _body(UsedInputSerializer, request)
-        report = knots_used_reinforce(mind_id=mind.pk, answer=body["answer"], knot_ids=body["knot_ids"])
+        report = knots_used_reinforce(
+            mind_id=mind.pk, answer=body["answer"], knot_ids=body["knot_ids"], memory_ids=body["memory_ids"]
+        )
         return Response(UsageReportSerializer(report).data)
 
 

@@ -5,7 +5,7 @@ formatted with TABLES once, at import: never per call.
 
 from __future__ import annotations
 
-from memories.models import Memory
+from memories.models import Memory, PendingPromotion
 from synapses.models import DecayRun, Edge, Entity, Goal, Knot, KnotPresence, MemoryKnot, PromotionAttempt
 
 TABLES: dict[str, str] = {
@@ -18,4 +18,5 @@ TABLES: dict[str, str] = {
     "attempt": PromotionAttempt._meta.db_table,
     "decay_run": DecayRun._meta.db_table,
     "memory": Memory._meta.db_table,
+    "pending": PendingPromotion._meta.db_table,
 }

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
 from memories.fusion import Ranked, rrf_fuse
 from memories.selectors.search import tsquery_params
@@ -27,6 +28,7 @@ from synapses.config import synapse_settings
 from synapses.net.selectors.candidates import knot_vector_plan, rows_under_net_hnsw_settings, vector_literal
 from synapses.net.tables import TABLES
 from synapses.resonance import sql
+from synapses.resonance.pending import PENDING_KEY, PendingMemory, PendingRow, pending_memory, stand_in_id
 
 # --- what this process knows of each net --------------------------------------------------------
 
@@ -106,7 +108,16 @@ class AnchorRow(NamedTuple):
 
 def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) -> list[tuple]:
     """Both anchor lists of the mind's active knots, `candidates` each, as the statement's rows
-    (AnchorRow's fields, in its order).
+    (AnchorRow's fields, in its order): anchor_and_pending_rows without the pending memories."""
+    return anchor_and_pending_rows(mind_id=mind_id, q=q, vector=vector, candidates=candidates)[0]
+
+
+def anchor_and_pending_rows(
+    *, mind_id: str, q: str, vector: np.ndarray, candidates: int
+) -> tuple[list[tuple], list[tuple]]:
+    """Both anchor lists of the mind's active knots, `candidates` each, as the statement's rows
+    (AnchorRow's fields, in its order), and the same two lists of the mind's pending memories
+    (synapses.resonance.pending.PendingRow's fields), the second result of the same message.
 
     One round trip for a mind this process knows above the exact-scan bound (the HNSW settings
     and the lists in one message), one more to count a mind's knots otherwise (_vector_plan)
@@ -118,6 +129,7 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         "vector": vector_literal(vector),
         "candidates": candidates,
         "term_matches": term_matches,
+        "now": timezone.now(),
         **text_params,
     }
     plan = _vector_plan(mind_id, candidates)
@@ -131,10 +143,12 @@ def anchor_rows(*, mind_id: str, q: str, vector: np.ndarray, candidates: int) ->
         else:
             # The net's own HNSW settings (ef_search = the rows wanted), not memories' recall setting.
             rows = rows_under_net_hnsw_settings(cursor, statement, params, candidates=candidates)
+        pending = cursor.fetchall() if cursor.nextset() else []
     current_span().db_read(
-        {"table": TABLES["knot"], "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows)}
-    )
-    return rows
+        {"table": TABLES["knot"], "operation": "anchors", "vector_plan": str(plan), "candidates": len(rows),
+         "pending": len(pending)}
+    )  # fmt: skip
+    return rows, pending
 
 
 # --- sizes and fusion ---------------------------------------------------------------------------
@@ -166,47 +180,58 @@ def anchor_list_sizes(*, limit: int, relevance: bool) -> AnchorSizes:
 
 @dataclass(frozen=True)
 class AnchorCandidate:
-    knot_id: int
+    knot_id: int  # a pending memory's stand-in id (negative) when `pending` is set
     cosine: float
     text_match: bool
     weight_present: float
     emotion: str
     score: float  # the fused score (reciprocal rank over the text and the vector list)
+    pending: PendingMemory | None = None  # a memory not yet promoted (synapses.resonance.pending)
 
 
 def anchor_candidates(*, mind_id: str, q: str, vector: np.ndarray, sizes: AnchorSizes) -> list[AnchorCandidate]:
-    """The mind's active knots by fusion (reciprocal rank) of full-text rank and cosine, best
-    first, at most `sizes.wanted`, each with cosine ≥ the anchor floor or a full-text match; each
-    list brings `sizes.fetched`. The statements of anchor_rows."""
+    """The mind's active knots and pending memories by fusion (reciprocal rank) of full-text rank
+    and cosine, best first, at most `sizes.wanted`, each with cosine ≥ the anchor floor or a
+    full-text match; each list (of knots, of pending memories) brings `sizes.fetched`, and a
+    pending memory's rows join the knots' lists by their score. The statements of
+    anchor_and_pending_rows."""
     floor = synapse_settings.ANCHOR_FLOOR
-    found: dict[int, AnchorRow] = {}  # each knot's first row: its cosine, presence, emotion, time
-    text_matches: set[int] = set()
-    text_list: list[tuple[float, int]] = []
-    vector_list: list[tuple[float, int]] = []
-    for row in map(AnchorRow._make, anchor_rows(mind_id=mind_id, q=q, vector=vector, candidates=sizes.fetched)):
-        found.setdefault(row.knot_id, row)
+    # Each candidate's first row by its key (a knot's id, a pending memory's PENDING_KEY + id).
+    found: dict[str, AnchorRow | PendingRow] = {}
+    text_matches: set[str] = set()
+    # (score, tie-break, key): equal scores in knot id order, pending memories after the knots.
+    text_list: list[tuple[float, tuple, str]] = []
+    vector_list: list[tuple[float, tuple, str]] = []
+    knot_rows, pending_rows = anchor_and_pending_rows(mind_id=mind_id, q=q, vector=vector, candidates=sizes.fetched)
+    rows = [(str(row.knot_id), (0, row.knot_id, ""), row) for row in map(AnchorRow._make, knot_rows)]
+    rows += [(PENDING_KEY + row.memory_id, (1, 0, row.memory_id), row) for row in map(PendingRow._make, pending_rows)]
+    for key, tie, row in rows:
+        found.setdefault(key, row)
         if row.found_by == "text":
-            text_matches.add(row.knot_id)
-            text_list.append((-row.score, row.knot_id))
-        elif row.cosine >= floor:
-            vector_list.append((row.score, row.knot_id))
+            text_matches.add(key)
+            text_list.append((-row.score, tie, key))
+        elif row.cosine is not None and row.cosine >= floor:
+            vector_list.append((row.score, tie, key))
     fused = rrf_fuse(
         {
-            "text": [Ranked(str(pk), found[pk].created_at) for _, pk in sorted(text_list)],
-            "vector": [Ranked(str(pk), found[pk].created_at) for _, pk in sorted(vector_list)],
+            "text": [Ranked(key, found[key].created_at) for _, _, key in sorted(text_list)],
+            "vector": [Ranked(key, found[key].created_at) for _, _, key in sorted(vector_list)],
         }
     )
     candidates = []
     for hit in fused[: sizes.wanted]:
-        row = found[int(hit.id)]
-        candidates.append(
-            AnchorCandidate(
-                knot_id=row.knot_id,
-                cosine=float(row.cosine),
-                text_match=row.knot_id in text_matches,
-                weight_present=row.weight_present,
-                emotion=row.emotion,
-                score=hit.score,
-            )
-        )
+        row = found[hit.id]
+        if isinstance(row, PendingRow):
+            memory = pending_memory(row)
+            candidate = AnchorCandidate(
+                knot_id=stand_in_id(len(candidates)), cosine=float(row.cosine or 0.0),
+                text_match=hit.id in text_matches, weight_present=memory.weight_present, emotion=row.emotion,
+                score=hit.score, pending=memory,
+            )  # fmt: skip
+        else:
+            candidate = AnchorCandidate(
+                knot_id=row.knot_id, cosine=float(row.cosine), text_match=hit.id in text_matches,
+                weight_present=row.weight_present, emotion=row.emotion, score=hit.score,
+            )  # fmt: skip
+        candidates.append(candidate)
     return candidates

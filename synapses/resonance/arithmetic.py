@@ -346,6 +346,7 @@ class ResonanceLine:
     entity_names_by_step: Sequence[Sequence[str]] = ()
     themes_by_step: Sequence[Sequence[str]] = ()
     superseded: bool = False
+    in_net: bool = True  # False: a pending memory, not yet promoted
     contradicted: bool = False  # a newer knot of the answer states the fact changed
 
 
@@ -353,6 +354,7 @@ class ResonanceLine:
 _LAYER_PHRASES = {"timeline": "close in time", "embedding": "similar content"}
 DIRECT_LINE = "Came directly in response to the query"
 SUPERSEDED_LINE = "(an earlier version: the memory has changed since)"
+PENDING_LINE = "(stored recently: not yet in the long-term net)"
 CONTRADICTED_LINE = "(contradicted by a newer memory shown below it)"
 NOTHING_LINE = "Nothing in the long-term net resonates."
 
@@ -390,6 +392,8 @@ def resonance_text(query: str, lines: Sequence[ResonanceLine]) -> str:
         block = [f"--- {number} ---", f'"{_one_line(line.content)}"']
         if line.superseded:
             block.append(SUPERSEDED_LINE)
+        if not line.in_net:
+            block.append(PENDING_LINE)
         if line.contradicted:
             block.append(CONTRADICTED_LINE)
         block.append(f"Speaker: {line.observer or 'unknown'}")

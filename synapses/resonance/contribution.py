@@ -53,7 +53,8 @@ def resonance_lines(items: list[dict[str, Any]]) -> list[ResonanceLine]:
             entity_names_by_step=[step["shared_entities"] for step in item["path"]],
             themes_by_step=[step["shared_themes"] for step in item["path"]],
             superseded=item["superseded"],
-            contradicted=item["contradicted_by"] is not None,
+            in_net=item["in_net"],
+            contradicted=item["contradicted_by_memory_id"] is not None,
         )
         for item in items
     ]

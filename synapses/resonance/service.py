@@ -6,7 +6,8 @@ whole in synapses.resonance.sql):
 
 1. the active goals (gravity; skipped when the factor is 0): search_vector here,
 2. the vector plan and, for a large mind, its common lexemes (synapses.resonance.anchors),
-3. the anchor candidates: full-text and vector lists in one statement (anchors),
+3. the anchor candidates: full-text and vector lists in one statement (anchors), and in the same
+   message the same lists of the mind's pending memories (synapses.resonance.pending),
 4. one statement per shell of spreading activation (synapses.resonance.spread),
 5. the resulting knots with their memory links, the superseded flag and the entity names: here.
 
@@ -44,6 +45,7 @@ from synapses.resonance.arithmetic import (
     unknown_mode_message,
 )
 from synapses.resonance.contradiction import Said, contradictions_order
+from synapses.resonance.pending import PendingMemory, pending_item
 from synapses.resonance.spread import spread
 from synapses.resonance.sql import DETAILS_SQL, GOALS_SQL
 
@@ -133,20 +135,21 @@ def _knot_details(
 
 
 def _contradictions_apply(
-    result: list[RankedKnot], details: dict[int, KnotDetails], limit: int
+    result: list[RankedKnot], details: dict[int, KnotDetails], pending: dict[int, PendingMemory], limit: int
 ) -> tuple[list[RankedKnot], dict[int, int]]:
     """The ranked knots after the contradiction step (synapses.resonance.contradiction), cut to
     `limit` and numbered again from 1, and which newer knot contradicts which. Logs a decision
-    when it moved anything."""
+    when it moved anything. Pending memories (by their stand-in ids) take part: one stored a
+    moment ago is the newest of all, so it outranks the older knot it contradicts at once."""
     said = [
-        Said(
-            k.reached.knot_id,
-            details[k.reached.knot_id].content,
-            (details[k.reached.knot_id].created_at, k.reached.knot_id),
-        )
-        for k in result
+        Said(k.reached.knot_id, details[k.reached.knot_id].content,
+             (details[k.reached.knot_id].created_at, k.reached.knot_id))
         if k.reached.knot_id in details
-    ]
+        else Said(k.reached.knot_id, pending[k.reached.knot_id].content,
+                  (pending[k.reached.knot_id].created_at, k.reached.knot_id))
+        for k in result
+        if k.reached.knot_id in details or k.reached.knot_id in pending
+    ]  # fmt: skip
     order, contradicted_by = contradictions_order(said)
     if not contradicted_by:
         return result[:limit], {}
@@ -162,12 +165,23 @@ def _contradictions_apply(
     return reordered, contradicted_by
 
 
+def _with_contradiction(
+    item: dict[str, Any], newer: int | None, pending: dict[int, PendingMemory], memory_of: dict[int, str]
+) -> dict[str, Any]:
+    """`item` with the newer result that contradicts it: `contradicted_by` its knot id (null when
+    it is a memory not in the net yet), `contradicted_by_memory_id` its memory either way."""
+    item["contradicted_by"] = None if newer is None or newer in pending else newer
+    item["contradicted_by_memory_id"] = None if newer is None else memory_of.get(newer)
+    return item
+
+
 def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str], contradicted_by: int | None) -> dict[str, Any]:
     reached = knot.reached
     memory_ids = [details.memory_id, *dict.fromkeys(m for m in details.linked if m != details.memory_id)]
     return {
         "rank": knot.rank,
         "knot_id": reached.knot_id,
+        "in_net": True,
         "memory_id": details.memory_id,
         "memory_ids": memory_ids,
         "content": details.content,
@@ -236,20 +250,25 @@ def resonance_of(
             for c in candidates
         ]
         anchors, reserve = as_reached[: constants.ANCHOR_COUNT], as_reached[constants.ANCHOR_COUNT :]
+        pending = {c.knot_id: c.pending for c in candidates if c.pending is not None}  # by stand-in id
         log.decision(
             {
                 "decision": "anchors",
                 "anchors": [
-                    {"knot_id": c.knot_id, "cosine": round(c.cosine, 6), "text_match": c.text_match,
-                     "score": round(c.score, 6)}
+                    {"knot_id": c.knot_id if c.pending is None else None,
+                     "memory_id": None if c.pending is None else c.pending.memory_id,
+                     "cosine": round(c.cosine, 6), "text_match": c.text_match, "score": round(c.score, 6)}
                     for c in candidates[: constants.ANCHOR_COUNT]
                 ],
                 "floor": synapse_settings.ANCHOR_FLOOR,
                 "candidates": len(candidates),
+                "pending": len(pending),
             }
         )  # fmt: skip
+        # A pending memory has no edges yet: it spreads nowhere.
+        in_net = [a for a in anchors if a.knot_id not in pending]
         reached = spread(
-            mind_id=mind.pk, anchors=anchors, hop_depth=chosen.hop_depth, vector=shift.vector, ranking=ranking
+            mind_id=mind.pk, anchors=in_net, hop_depth=chosen.hop_depth, vector=shift.vector, ranking=ranking
         )
         pool = [*anchors, *reached]
         # A few knots past the limit are ranked too: the contradiction step may lift one of them.
@@ -267,13 +286,22 @@ def resonance_of(
             result = ranked([*pool, *fill], mood=mood, limit=wider)
             fill_ids = {r.knot_id for r in fill}
         path_entities = {e for k in result for step in k.reached.path for e in step.shared_entities}
-        details, names = _knot_details(mind.pk, [k.reached.knot_id for k in result], path_entities)
-        result, contradicted_by = _contradictions_apply(result, details, limit)
+        knot_ids = [k.reached.knot_id for k in result if k.reached.knot_id not in pending]
+        details, names = _knot_details(mind.pk, knot_ids, path_entities)
+        result, contradicted_by = _contradictions_apply(result, details, pending, limit)
         filled = sum(1 for k in result if k.reached.knot_id in fill_ids)
+        newer_memory = {**{k: d.memory_id for k, d in details.items()}, **{k: p.memory_id for k, p in pending.items()}}
         items = [
-            _item(k, details[k.reached.knot_id], names, contradicted_by.get(k.reached.knot_id))
+            _with_contradiction(
+                pending_item(k.rank, k.rank_weight, pending[k.reached.knot_id])
+                if k.reached.knot_id in pending
+                else _item(k, details[k.reached.knot_id], names, None),
+                contradicted_by.get(k.reached.knot_id),
+                pending,
+                newer_memory,
+            )
             for k in result
-            if k.reached.knot_id in details
+            if k.reached.knot_id in pending or k.reached.knot_id in details
         ]
         log.output(
             {
@@ -282,8 +310,8 @@ def resonance_of(
                 "shells": {str(s): sum(1 for r in pool if r.shell == s) for s in range(chosen.hop_depth + 1)},
                 "filled": filled,
                 "items": [
-                    {"knot_id": i["knot_id"], "shell": i["shell"], "rank_weight": round(i["rank_weight"], 6),
-                     "path": [step["edge_id"] for step in i["path"]]}
+                    {"knot_id": i["knot_id"], "memory_id": i["memory_id"], "shell": i["shell"],
+                     "rank_weight": round(i["rank_weight"], 6), "path": [step["edge_id"] for step in i["path"]]}
                     for i in items
                 ],
             }

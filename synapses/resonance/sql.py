@@ -8,7 +8,8 @@ anchors variant whole, pins it and runs it.
 
     GOALS_SQL              the mind's active goals (perception gravity)
     LEXEME_ESTIMATES_SQL   a mind's lexemes with their estimated matches (a large mind's common terms)
-    ANCHORS_SQL            both anchor lists, by (vector plan, text list)
+    ANCHORS_SQL            both anchor lists, by (vector plan, text list), and in the same message
+                           both lists of the mind's pending memories (_PENDING)
     SHELL_SQL              one shell of spreading activation, by ranking
     DETAILS_SQL            the result knots with their links, superseded flag and entity names
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
+from memories.models import PENDING_MEMORIES_SQL
 from memories.selectors.sql import TSQUERY_ALTERNATIVES_SQL, TSQUERY_SQL
 from memories.selectors.vector_plan import VectorPlan, distance_orders, under_hnsw_settings
 from synapses import constants
@@ -204,12 +206,57 @@ SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS co
 
 _ORDER = distance_orders("k.embedding")
 
+# Never blind (docs/synapse-model.md §5, "Pending memories"): the same two lists over the mind's
+# pending memories (memories.models.PENDING_MEMORIES_SQL, the one SQL form of pending_filter),
+# the PENDING_RESONANCE_MAX most recently waiting: their full-text matches ranked by ts_rank_cd
+# of the whole query (exclusions included) and their nearest by cosine distance, each up to
+# `candidates`. An exact scan of a materialised set: no index of the memories is read but the
+# pending table's (mind, since) one, so the HNSW settings of the message do not touch it. Rows:
+# memory id, found_by, score (ts_rank_cd or distance), cosine (null without a vector), salience,
+# emotion, created_at in seconds since the epoch, then what the answer shows of the memory.
+_PENDING = """
+WITH pending AS MATERIALIZED (
+    SELECT memory.id, memory.embedding, memory.search_vector
+      FROM {pending_memories}
+     ORDER BY pending.since DESC, pending.memory_id
+     LIMIT {bound}
+), query AS MATERIALIZED (
+    SELECT ({tsquery}) AS q
+), text AS (
+    SELECT p.id, ts_rank_cd(p.search_vector, query.q)::float8 AS score
+      FROM pending p, query
+     WHERE p.search_vector @@ query.q
+     ORDER BY score DESC, p.id
+     LIMIT %(candidates)s
+), nearest AS (
+    SELECT p.id, p.embedding <=> %(vector)s::vector AS distance
+      FROM pending p
+     WHERE p.embedding IS NOT NULL
+     ORDER BY distance, p.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (m.embedding <=> %(vector)s::vector) AS cosine, m.salience, m.emotion,
+       extract(epoch FROM m.created_at)::float8 AS created_at, m.content, m.tags, m.entities, m.speaker,
+       m.created_at AS created
+  FROM found f JOIN {memory} m ON m.id = f.id
+""".format(
+    pending_memories=PENDING_MEMORIES_SQL,
+    bound=int(constants.PENDING_RESONANCE_MAX),
+    tsquery=TSQUERY_SQL,
+    **TABLES,
+)  # noqa: S608 — table names, the pending definition, a bound and the tsquery expression, at import
+
 
 def _anchors(plan: VectorPlan, text_list: TextList) -> str:
-    """The anchors statement of (plan, text list) as it is sent: under the HNSW plan in one
-    message after the net's HNSW settings (the settings and the lists in one round trip)."""
+    """The anchors message of (plan, text list): under the HNSW plan after the net's HNSW
+    settings, and the pending memories' lists last (the settings, the net's lists and the
+    short-term layer's in one round trip; the net's rows are the first result a reader fetches)."""
     text = _TEXT_LISTS[text_list].format(tsquery=TSQUERY_SQL, alternatives=TSQUERY_ALTERNATIVES_SQL, **TABLES)
-    statement = _ANCHORS.format(text=text, order=_ORDER[plan], **TABLES)
+    statement = _ANCHORS.format(text=text, order=_ORDER[plan], **TABLES) + ";\n" + _PENDING
     return under_hnsw_settings(statement) if plan == VectorPlan.HNSW else statement
 
 

@@ -182,13 +182,17 @@ def _entities_context(request: HttpRequest, mind, level: Access, **forms) -> dic
     }
 
 
+def _edge_rows_phrase(changed: EntityChanged) -> str:
+    """ "edges: 4 created, 2 updated, 0 deleted" — the rows Trigger 3 changed, counted in the table."""
+    rows = changed.edge_rows
+    return f"edges: {rows.created} created, {rows.updated} updated, {rows.deleted} deleted"
+
+
 def _changed_message(changed: EntityChanged, done: str) -> str:
     message = f"Entity {changed.entity.name} {done}."
     if changed.knots_gained:
-        message += f" {changed.knots_gained} knot{'s' if changed.knots_gained != 1 else ''} changed"
-        if changed.edges is not None:
-            message += "; their edges were recomputed"
-        message += "."
+        message += f" {changed.knots_gained} knot{'s' if changed.knots_gained != 1 else ''} changed; "
+        message += _edge_rows_phrase(changed) + "."
     return message
 
 
@@ -256,7 +260,7 @@ def entity_merge_view(request: HttpRequest, mind_id: str) -> HttpResponse:
         else:
             message = f"Entity {gone} merged into {changed.entity.name}: {changed.knots_gained} knot"
             message += f"{'s' if changed.knots_gained != 1 else ''} now carry {changed.entity.name}"
-            message += ", and the edges carrying either were recomputed." if changed.edges else "."
+            message += f"; {_edge_rows_phrase(changed)}."
             messages.success(request, message)
             return redirect("ui-mind-entities", mind_id=mind.pk)
     context = _entities_context(request, mind, level, merge_form=form)
@@ -277,7 +281,8 @@ def entity_delete_view(request: HttpRequest, mind_id: str, entity_id: int) -> Ht
     else:
         count = deleted.knots_changed
         message = f"Entity {deleted.name} deleted: {count} knot{'s' if count != 1 else ''} no longer carry it"
-        message += "; their edges were recomputed." if deleted.edges else "."
+        rows = deleted.edge_rows
+        message += f"; edges: {rows.created} created, {rows.updated} updated, {rows.deleted} deleted."
         messages.success(request, message + " Discovery will not propose its names again (Ignored names).")
     return redirect("ui-mind-entities", mind_id=mind.pk)
 

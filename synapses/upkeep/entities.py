@@ -17,8 +17,10 @@ that carry them right (Trigger 3):
   edges that carried it again, and puts its name and aliases on the mind's ignore list, or
   discovery would find the name again at the next promotion.
 
-Trigger 3 recomputes the edges that exist; knots that only now share an entity and have no edge
-are joined by the next rebuild (`manage.py rebuild_edges`).
+Trigger 3 runs at once (synapses.upkeep.entity_edges): the edges that carry the entity are
+recomputed, and every knot whose entities changed forms the edges it lacks, so knots that only
+now share an entity are joined without a rebuild. The change reports the edge rows created,
+updated and deleted.
 """
 
 from __future__ import annotations
@@ -34,13 +36,13 @@ from memoryproject.core.domain import Conflict, ValidationFailed
 from synapses.models import Entity
 from synapses.net.edges import EdgesFormed
 from synapses.upkeep.discovery import names_ignore
+from synapses.upkeep.entity_edges import EdgeRowsChanged, entity_edges_refresh
 from synapses.upkeep.sql import (
     ENTITY_DELETE_KNOTS_SQL,
     ENTITY_MERGE_KNOTS_SQL,
     KNOTS_MENTIONING_GAIN_SQL,
     NAMES_TAKEN_SQL,
 )
-from synapses.upkeep.triggers import entity_edges_recompute
 
 # Longest name or alias (characters), as Entity.name holds.
 ENTITY_NAME_MAX_CHARS = 100
@@ -55,6 +57,7 @@ class EntityChanged:
     entity: Entity
     knots_gained: int  # knots that carry the entity now and did not before
     edges: EdgesFormed | None  # the Trigger 3 recomputation (None when nothing of the net changed)
+    edge_rows: EdgeRowsChanged = EdgeRowsChanged()  # edge rows created, updated, deleted
 
 
 def names_normalise(names: Iterable[str]) -> list[str]:
@@ -105,14 +108,25 @@ def _word_pattern(name: str) -> str:
     return r"\m" + re.escape(name) + r"\M"
 
 
-def _knots_mentioning_gain(mind_id: str, entity_id: int, names: list[str]) -> int:
-    """Add `entity_id` to every knot of the mind whose content mentions one of `names` as a word and lacks it."""
+def _knots_mentioning_gain(mind_id: str, entity_id: int, names: list[str]) -> list[int]:
+    """Add `entity_id` to every knot of the mind whose content mentions one of `names` as a word
+    and lacks it; the ids of those knots."""
     if not names:
-        return 0
+        return []
     patterns = [_word_pattern(name) for name in names]
     with connection.cursor() as cursor:
         cursor.execute(KNOTS_MENTIONING_GAIN_SQL, {"mind": mind_id, "entity": entity_id, "patterns": patterns})
-        return cursor.rowcount
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _net_change(entity: Entity, knots_gained: list[int], former_ids: list[int] | None = None) -> EntityChanged:
+    """Trigger 3 at once when knots changed (or entities were folded into this one)."""
+    if not knots_gained and not former_ids:
+        return EntityChanged(entity=entity, knots_gained=0, edges=None)
+    rows = entity_edges_refresh(
+        mind_id=entity.mind_id, entity_id=entity.pk, former_ids=former_ids or (), knot_ids=knots_gained
+    )
+    return EntityChanged(entity=entity, knots_gained=len(knots_gained), edges=rows.recomputed, edge_rows=rows)
 
 
 def entity_create(*, mind_id: str, name: str, aliases: Iterable[str] = ()) -> EntityChanged:
@@ -127,8 +141,7 @@ def entity_create(*, mind_id: str, name: str, aliases: Iterable[str] = ()) -> En
         except IntegrityError:  # the same name created at the same moment (the unique index)
             raise Conflict(fields={"name": [f'"{name}" is already an entity of this mind.']}) from None
         gained = _knots_mentioning_gain(mind_id, entity.pk, [name, *aliases])
-        edges = entity_edges_recompute(mind_id=mind_id, entity_id=entity.pk) if gained else None
-    return EntityChanged(entity=entity, knots_gained=gained, edges=edges)
+        return _net_change(entity, gained)
 
 
 def entity_update(*, entity: Entity, name: str | None = None, aliases: Iterable[str] | None = None) -> EntityChanged:
@@ -147,8 +160,7 @@ def entity_update(*, entity: Entity, name: str | None = None, aliases: Iterable[
             raise Conflict(fields={"name": [f'"{new_name}" is already an entity of this mind.']}) from None
         gained = _knots_mentioning_gain(entity.mind_id, entity.pk, added)
         # A rename changes no id, so only knots that gained the entity change an edge's layers.
-        edges = entity_edges_recompute(mind_id=entity.mind_id, entity_id=entity.pk) if gained else None
-    return EntityChanged(entity=entity, knots_gained=gained, edges=edges)
+        return _net_change(entity, gained)
 
 
 def entity_merge(*, entity: Entity, into: Entity) -> EntityChanged:
@@ -167,13 +179,12 @@ def entity_merge(*, entity: Entity, into: Entity) -> EntityChanged:
             raise ValidationFailed({"into": ["One of the two entities was deleted meanwhile; list them again."]})
         with connection.cursor() as cursor:
             cursor.execute(ENTITY_MERGE_KNOTS_SQL, {"mind": entity.mind_id, "into": into.pk, "gone": entity.pk})
-            moved = cursor.rowcount
+            moved = [row[0] for row in cursor.fetchall()]
         gone_id = entity.pk
         entity.delete()
         into.aliases = aliases
         into.save(update_fields=["aliases"])
-        edges = entity_edges_recompute(mind_id=into.mind_id, entity_id=into.pk, former_ids=[gone_id])
-    return EntityChanged(entity=into, knots_gained=moved, edges=edges)
+        return _net_change(into, moved, former_ids=[gone_id])
 
 
 @dataclass(frozen=True)
@@ -183,23 +194,29 @@ class EntityDeleted:
     entity_id: int
     name: str
     knots_changed: int  # knots that carried it
-    edges: EdgesFormed | None  # the Trigger 3 recomputation (None when no knot carried it)
+    edge_rows: EdgeRowsChanged  # the Trigger 3 recomputation, counted in edge rows
     ignored: list[str]  # the mind's ignore list after the delete
 
 
 def entity_delete(*, entity: Entity) -> EntityDeleted:
-    """Delete the entity: its knots lose it, their edges' entity layer is evaluated again, and its
-    names go on the mind's ignore list (synapses.upkeep.discovery). A person decides this."""
+    """Delete the entity: its knots lose it, the edges that carried it are evaluated again (Trigger 3,
+    counted in edge rows), and its names go on the mind's ignore list (synapses.upkeep.discovery).
+    A person decides this."""
     with transaction.atomic():
         locked = Entity.objects.select_for_update().filter(pk=entity.pk).first()
         if locked is None:
             raise ValidationFailed({"entity": ["The entity was deleted meanwhile; list the entities again."]})
         with connection.cursor() as cursor:
             cursor.execute(ENTITY_DELETE_KNOTS_SQL, {"mind": entity.mind_id, "gone": entity.pk})
-            changed = cursor.rowcount
+            lost = [row[0] for row in cursor.fetchall()]
         gone_id = entity.pk
         entity.delete()
-        edges = entity_edges_recompute(mind_id=locked.mind_id, entity_id=gone_id) if changed else None
+        # The knots that lost it bound which edges can change: their rows are counted before and after.
+        rows = (
+            entity_edges_refresh(mind_id=locked.mind_id, entity_id=gone_id, knot_ids=lost)
+            if lost
+            else EdgeRowsChanged()
+        )
         setting = names_ignore(mind_id=locked.mind_id, names=[locked.name, *locked.aliases])
-    return EntityDeleted(entity_id=gone_id, name=locked.name, knots_changed=changed, edges=edges,
+    return EntityDeleted(entity_id=gone_id, name=locked.name, knots_changed=len(lost), edge_rows=rows,
                          ignored=setting.ignored)  # fmt: skip

@@ -7,6 +7,10 @@ as it is. Each hit is reinforced (raw weight + REINFORCEMENT_BOOST, the anchor d
 presence reset to the new anchor, one more activation, active) and its edges are recomputed from
 the new anchor (Trigger 2).
 
+Pending memories (offered by resonance with `knot_id: null`) come as `memory_ids`: checked the
+same way, and a hit is recorded and applied when the memory is promoted
+(synapses.upkeep.pending_uses); one promoted meanwhile counts as its knot. The cap covers both.
+
 Offered ids that are not knots of the caller's mind — unknown, or another mind's — are listed
 as `not_found` and otherwise ignored: the report must not tell one mind what another holds, and
 a stale id in an agent's context is no reason to refuse the whole report. Inactive knots of the
@@ -31,11 +35,12 @@ from synapses.config import synapse_settings
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Knot, KnotPresence
 from synapses.net.geometry import damp
+from synapses.upkeep.pending_uses import PendingNearness, offered_memories, pending_uses_record
 from synapses.upkeep.triggers import knot_edges_recompute
 
 # Why a report ended where it did (`outcome`).
 OUTCOME_EMPTY_ANSWER = "empty_answer"  # nothing to compare: no embedding computed
-OUTCOME_NO_CANDIDATES = "no_candidates"  # no offered id is an active knot of the mind
+OUTCOME_NO_CANDIDATES = "no_candidates"  # no offered id is an active knot or a pending memory of the mind
 OUTCOME_COMPUTED = "computed"  # nearness computed; zero or more knots reinforced
 
 # Decimals of a nearness in the report (the cosine is not more precise than that in any use).
@@ -76,6 +81,11 @@ class UsageReport:
     closest_rejected: Nearness | None = None  # the nearest candidate that was not used
     not_found: list[int] = field(default_factory=list)  # unknown here (or another mind's)
     inactive: list[int] = field(default_factory=list)  # the mind's knots that faded from recall
+    # Offered memory ids: pending ones checked (nearest first), those used and recorded for their
+    # promotion, and those that are no current memory of the mind.
+    pending_nearness: list[PendingNearness] = field(default_factory=list)
+    recorded: list[PendingNearness] = field(default_factory=list)
+    memories_not_found: list[str] = field(default_factory=list)
 
 
 def _candidates(mind_id: str, knot_ids: Sequence[int], vector) -> tuple[list[Nearness], list[int], list[int]]:
@@ -118,6 +128,7 @@ def knots_used_reinforce(
     mind_id: str,
     answer: str,
     knot_ids: Sequence[int],
+    memory_ids: Sequence[str] = (),
     threshold: float | None = None,
     cap: int | None = None,
     now: datetime | None = None,
@@ -132,22 +143,28 @@ def knots_used_reinforce(
     cap = synapse_settings.USAGE_MAX_PER_TURN if cap is None else cap
     now = now or timezone.now()
     offered = list(dict.fromkeys(knot_ids))
+    offered_memory_ids = list(dict.fromkeys(memory_ids))
     text = answer.strip()[: constants.USAGE_ANSWER_CHARS]
-    base = {"offered": len(offered), "threshold": threshold, "cap": cap}
+    base = {"offered": len(offered) + len(offered_memory_ids), "threshold": threshold, "cap": cap}
     with span("synapses.reinforcement", mind=mind_id) as sp:
-        sp.input({"answer_chars": len(answer), "embedded_chars": len(text), "knot_ids": offered, **base})
-        if not text or not offered:
+        sp.input({"answer_chars": len(answer), "embedded_chars": len(text), "knot_ids": offered,
+                  "memory_ids": offered_memory_ids, **base})  # fmt: skip
+        if not text or not (offered or offered_memory_ids):
             outcome = OUTCOME_EMPTY_ANSWER if not text else OUTCOME_NO_CANDIDATES
             report = UsageReport(outcome=outcome, checked=0, used=0, reinforced=0, **base)
             sp.decision({"outcome": outcome})
             sp.output(_log_of(report))
             return report
         vector = get_embedder().embed([text])[0]
-        nearness, not_found, inactive = _candidates(mind_id, offered, vector)
+        memories = offered_memories(mind_id=mind_id, memory_ids=offered_memory_ids, vector=vector, now=now)
+        promoted = [knot_id for knot_id in memories.knots if knot_id not in offered]
+        nearness, not_found, inactive = _candidates(mind_id, [*offered, *promoted], vector)
         sp.db_read(
-            {"table": "synapses_knot", "candidates": len(nearness), "not_found": not_found, "inactive": inactive}
-        )
-        if not nearness:
+            {"table": "synapses_knot", "candidates": len(nearness), "not_found": not_found, "inactive": inactive,
+             "pending_candidates": len(memories.pending), "memories_not_found": memories.not_found}
+        )  # fmt: skip
+        besides = {"pending_nearness": memories.pending, "memories_not_found": memories.not_found}
+        if not nearness and not memories.pending:
             report = UsageReport(
                 outcome=OUTCOME_NO_CANDIDATES,
                 checked=0,
@@ -155,24 +172,32 @@ def knots_used_reinforce(
                 reinforced=0,
                 not_found=not_found,
                 inactive=inactive,
+                **besides,
                 **base,
             )
             sp.decision({"outcome": OUTCOME_NO_CANDIDATES})
             sp.output(_log_of(report))
             return report
-        over = [item for item in nearness if item.nearness >= threshold]
-        used = over[:cap]
+        # Knots and pending memories in one list, nearest first: the cap takes the nearest of both.
+        both = sorted([*nearness, *memories.pending], key=lambda item: -item.nearness)
+        over = [item for item in both if item.nearness >= threshold]
+        used_both = over[:cap]
+        used = [item for item in used_both if isinstance(item, Nearness)]
+        used_pending = [item for item in used_both if isinstance(item, PendingNearness)]
         rejected = [item for item in nearness if item not in used]
         closest_rejected = rejected[0] if rejected else None
         sp.calculation(
             {
                 "nearness": [[item.knot_id, item.nearness] for item in nearness],
+                "pending_nearness": [[item.memory_id, item.nearness] for item in memories.pending],
                 "over_threshold": len(over),
                 "used": [item.knot_id for item in used],
+                "used_pending": [item.memory_id for item in used_pending],
                 "closest_rejected": None if closest_rejected is None else closest_rejected.nearness,
             }
         )
         hits = _reinforce(mind_id, used, boost=synapse_settings.REINFORCEMENT_BOOST, now=now)
+        recorded = pending_uses_record(mind_id=mind_id, used=used_pending, now=now)
         sp.db_write(
             {
                 "table": "synapses_knot",
@@ -183,17 +208,19 @@ def knots_used_reinforce(
         )
         report = UsageReport(
             outcome=OUTCOME_COMPUTED,
-            checked=len(nearness),
-            used=len(used),
+            checked=len(nearness) + len(memories.pending),
+            used=len(used_both),
             reinforced=len(hits),
             nearness=nearness,
             hits=hits,
             closest_rejected=closest_rejected,
             not_found=not_found,
             inactive=inactive,
+            recorded=recorded,
+            **besides,
             **base,
         )
-        if report.reinforced != report.used:
+        if report.reinforced + len(report.recorded) != report.used:
             sp.error({"message": "a used knot vanished before it was reinforced", "used": report.used})
         sp.output(_log_of(report))
         return report
@@ -239,4 +266,6 @@ def _log_of(report: UsageReport) -> dict:
         "hits": [[hit.knot_id, hit.nearness, round(hit.weight_anchor, NEARNESS_DECIMALS)] for hit in report.hits],
         "not_found": report.not_found,
         "inactive": report.inactive,
+        "recorded": [[item.memory_id, item.nearness] for item in report.recorded],
+        "memories_not_found": report.memories_not_found,
     }

@@ -30,14 +30,16 @@ SELECT lower(n), e.name FROM {entity} e, unnest(array_prepend(e.name, e.aliases)
 """.format(**TABLES)
 
 # An entity added to every knot of the mind whose content mentions one of its names as a word
-# (the patterns) and that lacks it.
+# (the patterns) and that lacks it; the ids of those knots (they form the edges they lack).
 KNOTS_MENTIONING_GAIN_SQL = """
 UPDATE {knot} SET entities = array_append(entities, %(entity)s)
  WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
    AND content ~* ANY(%(patterns)s::text[])
+RETURNING id
 """.format(**TABLES)
 
-# A deleted entity taken from every knot carrying it, and from the entities its magnets record.
+# A deleted entity taken from every knot carrying it, and from the entities its magnets record;
+# the ids of the knots changed.
 ENTITY_DELETE_KNOTS_SQL = """
 UPDATE {knot}
    SET entities = array_remove(entities, %(gone)s),
@@ -47,14 +49,16 @@ UPDATE {knot}
                                  WHERE (found ->> 'id')::bigint <> %(gone)s), '[]'::jsonb))
                       ELSE magnets END
  WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+RETURNING id
 """.format(**TABLES)
 
 # An entity merged into another: on every knot carrying it, replaced by the other, or dropped where
-# the knot carries both.
+# the knot carries both; the ids of the knots changed.
 ENTITY_MERGE_KNOTS_SQL = """
 UPDATE {knot}
    SET entities = CASE WHEN entities @> ARRAY[%(into)s]::bigint[]
                        THEN array_remove(entities, %(gone)s)
                        ELSE array_replace(entities, %(gone)s, %(into)s) END
  WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+RETURNING id
 """.format(**TABLES)

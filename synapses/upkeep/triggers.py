@@ -12,8 +12,9 @@ are lost.
   layer is evaluated again from the knots' current values, the others stay frozen; a pair left
   with no firing layer loses both its rows.
 
-Trigger 3 recomputes the edges that exist; pairs that would only now share a layer and have no
-edge are not formed (a rebuild, `manage.py rebuild_edges`, forms them).
+These functions recompute the edges that exist; for a person's entity change,
+synapses.upkeep.entity_edges also lets the knots whose entities changed form the pairs they lack.
+A corrected time anchor's new pairs are formed by a rebuild (`manage.py rebuild_edges`).
 """
 
 from __future__ import annotations

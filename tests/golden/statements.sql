@@ -1168,6 +1168,9 @@ synapses_memoryknot
 -- synapses.net.sql.TABLES['memory']
 memories_memory
 
+-- synapses.net.sql.TABLES['pending']
+memories_pendingpromotion
+
 -- synapses.net.sql.TABLES['presence']
 synapses_knotpresence
 
@@ -1307,6 +1310,9 @@ synapses_memoryknot
 -- synapses.promotion.sql.TABLES['memory']
 memories_memory
 
+-- synapses.promotion.sql.TABLES['pending']
+memories_pendingpromotion
+
 -- synapses.promotion.sql.TABLES['presence']
 synapses_knotpresence
 
@@ -1331,6 +1337,36 @@ WITH nearest AS MATERIALIZED (
 SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
        p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
   FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+;
+
+WITH pending AS MATERIALIZED (
+    SELECT memory.id, memory.embedding, memory.search_vector
+      FROM memories_pendingpromotion pending JOIN memories_memory memory ON memory.id = pending.memory_id WHERE pending.mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)
+     ORDER BY pending.since DESC, pending.memory_id
+     LIMIT 200
+), query AS MATERIALIZED (
+    SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q
+), text AS (
+    SELECT p.id, ts_rank_cd(p.search_vector, query.q)::float8 AS score
+      FROM pending p, query
+     WHERE p.search_vector @@ query.q
+     ORDER BY score DESC, p.id
+     LIMIT %(candidates)s
+), nearest AS (
+    SELECT p.id, p.embedding <=> %(vector)s::vector AS distance
+      FROM pending p
+     WHERE p.embedding IS NOT NULL
+     ORDER BY distance, p.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (m.embedding <=> %(vector)s::vector) AS cosine, m.salience, m.emotion,
+       extract(epoch FROM m.created_at)::float8 AS created_at, m.content, m.tags, m.entities, m.speaker,
+       m.created_at AS created
+  FROM found f JOIN memories_memory m ON m.id = f.id
 
 -- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.EXACT: 'exact'>, <TextList.PER_TERM: 'per_term'>)]
 WITH nearest AS MATERIALIZED (
@@ -1364,6 +1400,36 @@ WITH nearest AS MATERIALIZED (
 SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
        p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
   FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+;
+
+WITH pending AS MATERIALIZED (
+    SELECT memory.id, memory.embedding, memory.search_vector
+      FROM memories_pendingpromotion pending JOIN memories_memory memory ON memory.id = pending.memory_id WHERE pending.mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)
+     ORDER BY pending.since DESC, pending.memory_id
+     LIMIT 200
+), query AS MATERIALIZED (
+    SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q
+), text AS (
+    SELECT p.id, ts_rank_cd(p.search_vector, query.q)::float8 AS score
+      FROM pending p, query
+     WHERE p.search_vector @@ query.q
+     ORDER BY score DESC, p.id
+     LIMIT %(candidates)s
+), nearest AS (
+    SELECT p.id, p.embedding <=> %(vector)s::vector AS distance
+      FROM pending p
+     WHERE p.embedding IS NOT NULL
+     ORDER BY distance, p.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (m.embedding <=> %(vector)s::vector) AS cosine, m.salience, m.emotion,
+       extract(epoch FROM m.created_at)::float8 AS created_at, m.content, m.tags, m.entities, m.speaker,
+       m.created_at AS created
+  FROM found f JOIN memories_memory m ON m.id = f.id
 
 -- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.HNSW: 'hnsw'>, <TextList.RARE_TERMS: 'rare_terms'>)]
 SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
@@ -1402,6 +1468,36 @@ WITH nearest AS MATERIALIZED (
 SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
        p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
   FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+;
+
+WITH pending AS MATERIALIZED (
+    SELECT memory.id, memory.embedding, memory.search_vector
+      FROM memories_pendingpromotion pending JOIN memories_memory memory ON memory.id = pending.memory_id WHERE pending.mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)
+     ORDER BY pending.since DESC, pending.memory_id
+     LIMIT 200
+), query AS MATERIALIZED (
+    SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q
+), text AS (
+    SELECT p.id, ts_rank_cd(p.search_vector, query.q)::float8 AS score
+      FROM pending p, query
+     WHERE p.search_vector @@ query.q
+     ORDER BY score DESC, p.id
+     LIMIT %(candidates)s
+), nearest AS (
+    SELECT p.id, p.embedding <=> %(vector)s::vector AS distance
+      FROM pending p
+     WHERE p.embedding IS NOT NULL
+     ORDER BY distance, p.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (m.embedding <=> %(vector)s::vector) AS cosine, m.salience, m.emotion,
+       extract(epoch FROM m.created_at)::float8 AS created_at, m.content, m.tags, m.entities, m.speaker,
+       m.created_at AS created
+  FROM found f JOIN memories_memory m ON m.id = f.id
 
 -- synapses.resonance.sql.ANCHORS_SQL[(<VectorPlan.HNSW: 'hnsw'>, <TextList.RARE_TERMS_EXCLUDING: 'rare_terms_excluding'>)]
 SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
@@ -1441,6 +1537,36 @@ WITH nearest AS MATERIALIZED (
 SELECT f.id, f.found_by, f.score, 1 - (k.embedding <=> %(vector)s::vector) AS cosine,
        p.weight_present, k.emotion, extract(epoch FROM k.created_at)::float8 AS created_at
   FROM found f JOIN synapses_knot k ON k.id = f.id JOIN synapses_knotpresence p ON p.knot_id = f.id
+;
+
+WITH pending AS MATERIALIZED (
+    SELECT memory.id, memory.embedding, memory.search_vector
+      FROM memories_pendingpromotion pending JOIN memories_memory memory ON memory.id = pending.memory_id WHERE pending.mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)
+     ORDER BY pending.since DESC, pending.memory_id
+     LIMIT 200
+), query AS MATERIALIZED (
+    SELECT (((((SELECT coalesce(string_agg(DISTINCT '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | '), '')::tsquery FROM (SELECT lexeme, position FROM unnest(to_tsvector('simple'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position UNION ALL SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS lexemes WHERE position IN (SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('english'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept INTERSECT SELECT position FROM (SELECT lexeme, position FROM unnest(to_tsvector('german'::regconfig, %(words)s)) AS word, unnest(word.positions) AS position) AS kept))) || (CASE WHEN %(phrases)s = '' THEN ''::tsquery ELSE websearch_to_tsquery('simple'::regconfig, %(phrases)s) || websearch_to_tsquery('english'::regconfig, %(phrases)s) || websearch_to_tsquery('german'::regconfig, %(phrases)s) END)) && (CASE WHEN %(excluded)s = '' THEN ''::tsquery ELSE !!(websearch_to_tsquery('simple'::regconfig, %(excluded)s) || websearch_to_tsquery('english'::regconfig, %(excluded)s) || websearch_to_tsquery('german'::regconfig, %(excluded)s)) END))) AS q
+), text AS (
+    SELECT p.id, ts_rank_cd(p.search_vector, query.q)::float8 AS score
+      FROM pending p, query
+     WHERE p.search_vector @@ query.q
+     ORDER BY score DESC, p.id
+     LIMIT %(candidates)s
+), nearest AS (
+    SELECT p.id, p.embedding <=> %(vector)s::vector AS distance
+      FROM pending p
+     WHERE p.embedding IS NOT NULL
+     ORDER BY distance, p.id
+     LIMIT %(candidates)s
+), found AS (
+    SELECT id, 'text' AS found_by, score FROM text
+    UNION ALL
+    SELECT id, 'vector' AS found_by, distance AS score FROM nearest
+)
+SELECT f.id, f.found_by, f.score, 1 - (m.embedding <=> %(vector)s::vector) AS cosine, m.salience, m.emotion,
+       extract(epoch FROM m.created_at)::float8 AS created_at, m.content, m.tags, m.entities, m.speaker,
+       m.created_at AS created
+  FROM found f JOIN memories_memory m ON m.id = f.id
 
 -- synapses.resonance.sql.DETAILS_SQL
 SELECT k.id, k.memory_id, k.content, k.themes, k.emotion, k.observer, k.created_at,
@@ -1473,6 +1599,9 @@ WITH statistics AS (
 SELECT x.lexeme, x.freq * statistics.knots
   FROM statistics, unnest(statistics.lexemes, statistics.freqs[1:cardinality(statistics.lexemes)]) AS x(lexeme, freq)
  WHERE x.lexeme IS NOT NULL
+
+-- synapses.resonance.sql.PENDING_MEMORIES_SQL
+memories_pendingpromotion pending JOIN memories_memory memory ON memory.id = pending.memory_id WHERE pending.mind_id = %(mind_id)s AND (expires_at IS NULL OR expires_at > %(now)s)
 
 -- synapses.resonance.sql.SHELL_SQL['relevance']
 WITH frontier AS (
@@ -1538,6 +1667,9 @@ synapses_memoryknot
 -- synapses.resonance.sql.TABLES['memory']
 memories_memory
 
+-- synapses.resonance.sql.TABLES['pending']
+memories_pendingpromotion
+
 -- synapses.resonance.sql.TABLES['presence']
 synapses_knotpresence
 
@@ -1570,6 +1702,7 @@ UPDATE synapses_knot
                                  WHERE (found ->> 'id')::bigint <> %(gone)s), '[]'::jsonb))
                       ELSE magnets END
  WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+RETURNING id
 
 -- synapses.upkeep.sql.ENTITY_MERGE_KNOTS_SQL
 UPDATE synapses_knot
@@ -1577,11 +1710,13 @@ UPDATE synapses_knot
                        THEN array_remove(entities, %(gone)s)
                        ELSE array_replace(entities, %(gone)s, %(into)s) END
  WHERE mind_id = %(mind)s AND entities @> ARRAY[%(gone)s]::bigint[]
+RETURNING id
 
 -- synapses.upkeep.sql.KNOTS_MENTIONING_GAIN_SQL
 UPDATE synapses_knot SET entities = array_append(entities, %(entity)s)
  WHERE mind_id = %(mind)s AND NOT (entities @> ARRAY[%(entity)s]::bigint[])
    AND content ~* ANY(%(patterns)s::text[])
+RETURNING id
 
 -- synapses.upkeep.sql.NAMES_TAKEN_SQL
 SELECT lower(n), e.name FROM synapses_entity e, unnest(array_prepend(e.name, e.aliases)) AS n
@@ -1610,6 +1745,9 @@ synapses_memoryknot
 
 -- synapses.upkeep.sql.TABLES['memory']
 memories_memory
+
+-- synapses.upkeep.sql.TABLES['pending']
+memories_pendingpromotion
 
 -- synapses.upkeep.sql.TABLES['presence']
 synapses_knotpresence

@@ -520,13 +520,13 @@ def test_a_resonance_of_ten_fetches_each_anchor_list_as_long_as_its_sizes_say(zo
     from synapses.resonance import anchors as resonance
 
     asked: list[int] = []
-    real = resonance.anchor_rows
+    real = resonance.anchor_and_pending_rows
 
     def recording(**kwargs):
         asked.append(kwargs["candidates"])
         return real(**kwargs)
 
-    monkeypatch.setattr(resonance, "anchor_rows", recording)
+    monkeypatch.setattr(resonance, "anchor_and_pending_rows", recording)
     m, _ = zoo
     resonance_of(mind=m, q=Q, limit=10, ranking=ranking)
     assert asked == [fetched]

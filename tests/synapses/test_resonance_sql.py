@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from memories.embedders import get_embedder
+from memories.models import Memory
 from memories.selectors.search import tsquery_params
 from memories.selectors.vector_plan import VectorPlan
 from synapses.net.selectors.candidates import rows_under_net_hnsw_settings, vector_literal
@@ -53,12 +55,17 @@ def test_each_anchors_variant_runs_and_finds_a_knot_by_its_text_and_its_vector(m
         embedding_model=get_embedder().name,
         linked=True,
     )
+    # A pending memory holding the word, as near as the knot; one far and without it.
+    waiting = memory_make(mind=m, content="the zebra crossed")
+    Memory.objects.filter(pk=waiting.pk).update(embedding=at_cosine_to_query("zebra", 0.9, axis=3))
+    memory_make(mind=m, content="a wooden spoon")
     params = {
         "mind_id": m.pk,
         "vector": vector_literal(query_vector("zebra")),
         "candidates": 1,
         "term_matches": 10,
         "common": "{}",
+        "now": timezone.now(),
         **tsquery_params(q),
     }
     assert bool(params["excluded"]) == (text_list == sql.text_list_of(plan, excluding=True))
@@ -68,4 +75,11 @@ def test_each_anchors_variant_runs_and_finds_a_knot_by_its_text_and_its_vector(m
             rows = cursor.fetchall()
         else:
             rows = rows_under_net_hnsw_settings(cursor, sql.ANCHORS_SQL[plan, text_list], params, candidates=1)
+        # The message's last result: the same lists of the mind's pending memories.
+        assert cursor.nextset()
+        pending_rows = cursor.fetchall()
     assert sorted((knot_id, found_by) for knot_id, found_by, *_ in rows) == [(near.pk, "text"), (near.pk, "vector")]
+    assert sorted((memory_id, found_by) for memory_id, found_by, *_ in pending_rows) == [
+        (waiting.pk, "text"),
+        (waiting.pk, "vector"),
+    ]

@@ -187,7 +187,12 @@ def test_a_writer_renames_and_sets_aliases_and_knots_naming_a_new_alias_gain_the
     assert (schmidt.name, schmidt.aliases) == ("Max Schmidt", ["Schmidt", "Herr Schmidt"])
     assert schmidt.pk in Knot.objects.get(pk=knots["d"].pk).entities
     message = [str(m) for m in client.get(response["Location"]).context["messages"]]
-    assert message == ["Entity Max Schmidt saved. 1 knot changed; their edges were recomputed."]
+    # d joins c, which carries Schmidt too (a pair: two rows created); d's pair with a, written by
+    # hand with no frozen cosine or time distance, has no layer left when evaluated again (two
+    # rows deleted).
+    assert message == ["Entity Max Schmidt saved. 1 knot changed; edges: 2 created, 0 updated, 2 deleted."]
+    assert Edge.objects.filter(source=knots["d"], target=knots["c"]).exists()
+    assert not Edge.objects.filter(source=knots["d"], target=knots["a"]).exists()
 
 
 def test_a_name_another_entity_holds_is_refused_under_the_form_and_nothing_changes(writer, net):

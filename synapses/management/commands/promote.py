@@ -6,6 +6,7 @@ from minds.models import Mind
 from synapses.config import synapse_settings
 from synapses.promotion.select import pending_count
 from synapses.promotion.service import PromotionSummary, memories_promote
+from synapses.upkeep.pending_uses import pending_uses_apply
 
 
 class Command(BaseCommand):
@@ -40,7 +41,11 @@ class Command(BaseCommand):
                 progress = summary.selected - summary.skipped
                 if summary.stopped or summary.selected < limit or progress == 0:
                     break
+        # Uses an answer made of memories before they were promoted go to their knots now.
+        applied = pending_uses_apply()
         self.stdout.write(_summary_line(total))
+        if applied.uses:
+            self.stdout.write(f"{applied.uses} earlier uses applied to {applied.knots} knots.")
         if total.stopped:
             raise CommandError(f"Stopped: {total.stopped} The rest stays pending.")
 
