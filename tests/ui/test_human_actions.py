@@ -23,6 +23,7 @@ from django.utils.html import escape
 from memories.models import EMBEDDING_DIMENSIONS, Memory
 from minds.models import Mind, MindKey, MindShare
 from synapses.models import Entity, Goal, Knot
+from synapses.upkeep.discovery import discovery_get
 from tests.factories import knot_make
 from tests.ui.conftest import agent_stores, logged_in
 from tests.vectors import axis
@@ -370,6 +371,24 @@ def _entity_merge(cast: Cast) -> None:
     assert response.status_code == 302
     assert list(Entity.objects.filter(mind_id=cast.mind_id).values_list("name", flat=True)) == ["Schmidt"]
     assert "Anna" in Entity.objects.get(pk=schmidt.pk).aliases
+
+
+@case("DELETE /synapses/entities/{id}")
+def _entity_delete(cast: Cast) -> None:
+    anna = Entity.objects.create(mind=cast.mind.mind, name="Anna", aliases=["Annie"])
+    response = cast.client.post(f"/app/minds/{cast.mind_id}/entities/{anna.pk}/delete/")
+    assert response.status_code == 302
+    assert not Entity.objects.filter(mind_id=cast.mind_id).exists()
+    assert discovery_get(Mind.objects.get(pk=cast.mind_id)).ignored == ["anna", "annie"]
+
+
+@case("GET/PATCH /synapses/discovery")
+def _discovery(cast: Cast) -> None:
+    assert "Entity discovery" in _page(cast.client.get(f"/app/minds/{cast.mind_id}/entities/"))
+    response = cast.client.post(f"/app/minds/{cast.mind_id}/entities/discovery/", {"ignored": "Siemens"})
+    assert response.status_code == 302
+    setting = discovery_get(Mind.objects.get(pk=cast.mind_id))
+    assert (setting.enabled, setting.ignored) == (False, ["siemens"])  # an unticked box switches it off
 
 
 @case("GET /memory/recall")
