@@ -7,6 +7,8 @@ gets the entities discovery and the mind's known names find in it, as its promot
 today, and keeps those it carried; its magnets record each with its rule ("kept" for one it
 carried before and that nothing found again, such as a name its memory gave). Then the mind's
 edges are formed again (synapses.net.edges.mind_edges_rebuild), so the new entities join knots.
+The command splits the mind's old contradicting joins first (synapses.promotion.split), so the
+knots that gives are read here too.
 """
 
 from __future__ import annotations
