@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from memories.embedders import get_embedder
+from memories.embedders.installation import mind_embedder_settle
 from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import Memory
 from pipelinelog.spans import span
@@ -30,6 +31,8 @@ class ReembedResult:
     reembedded: int
     # Changed by someone else between our read and our write: their write embedded the new content.
     skipped_changed: int
+    # Every vector of the mind now comes from this embedder, and the mind records it (its guard).
+    settled: bool
 
 
 def memories_reembed(
@@ -75,8 +78,9 @@ def memories_reembed(
             skipped += len(batch) - written
             if on_progress is not None:
                 on_progress(done + skipped, total)
-        log.output({"reembedded": done, "skipped_changed": skipped})
-    return ReembedResult(embedder=embedder.name, total=total, reembedded=done, skipped_changed=skipped)
+        settled = mind_embedder_settle(mind_id, embedder.name)
+        log.output({"reembedded": done, "skipped_changed": skipped, "settled": settled})
+    return ReembedResult(embedder=embedder.name, total=total, reembedded=done, skipped_changed=skipped, settled=settled)
 
 
 @transaction.atomic
