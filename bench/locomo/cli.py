@@ -1,6 +1,6 @@
 """`python -m bench locomo`: retrieval quality on LoCoMo, every system in the same run and database.
 
-    python -m bench locomo --data PATH [--conversations N] [--embedder hashing|sentence-transformers]
+    python -m bench locomo --data PATH [--conversations N] [--embedder hashing|minilm-onnx|sentence-transformers]
                            [--k 5,10,20] [--systems vector,fulltext,hybrid,synapse] [--json OUT]
                            [--turn-time turn-order|session-date]
 
@@ -24,7 +24,7 @@ from bench.database import database_create, database_drop, django_setup, server_
 from bench.locomo.dataset import DEFAULT_TURN_TIME, TURN_TIMES
 
 # The embedders a run can use (SYNAPSE_EMBEDDER values that need no server).
-EMBEDDERS = ("hashing", "sentence-transformers")
+EMBEDDERS = ("hashing", "minilm-onnx", "sentence-transformers")
 DEFAULT_KS = "5,10,20"
 # The run's throw-away database: its own name, so it never drops the latency benchmark's under it.
 LOCOMO_DATABASE = "bench_locomo"

@@ -116,8 +116,13 @@ def mind_embedder_check(mind_id: str, name: str, *, claim: bool = False) -> None
         if claim:
             Mind.objects.filter(pk=mind_id, embedding_model="").update(embedding_model=name)
         return
-    if recorded != name:
-        raise EmbedderMismatch(mismatch_message(mind_id, recorded=recorded, running=name))
+    mind_embedder_refuse(mind_id, recorded=recorded, running=name)
+
+
+def mind_embedder_refuse(mind_id: str, *, recorded: str, running: str) -> None:
+    """EmbedderMismatch when the mind records another embedder than `running` (a loaded mind's field)."""
+    if recorded and recorded != running:
+        raise EmbedderMismatch(mismatch_message(mind_id, recorded=recorded, running=running))
 
 
 def mismatch_message(mind_id: str, *, recorded: str, running: str) -> str:

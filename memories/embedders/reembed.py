@@ -17,6 +17,7 @@ from memories.embedders import get_embedder
 from memories.embedders.installation import mind_embedder_settle
 from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import Memory
+from minds.models import Mind
 from pipelinelog.spans import span
 
 # Memories embedded and written per batch (rows). Large enough for the model's batching,
@@ -51,6 +52,9 @@ def memories_reembed(
     if not force:
         pending = pending.filter(Q(embedding__isnull=True) | ~Q(embedding_model=embedder.name))
     total = pending.count()
+    # The mind moves to this embedder now: a server already running it may store meanwhile, one
+    # still running the old embedder is refused (its vectors would outlive the run).
+    Mind.objects.filter(pk=mind_id).update(embedding_model=embedder.name)
     done = skipped = 0
     last_pk = ""
     with span("memories.reembed", mind=mind_id) as log:

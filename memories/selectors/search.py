@@ -134,13 +134,14 @@ def memories_search(
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
     embedder = get_embedder()
+    vector = embedder.embed([q])[0]  # a server that is down is told first
     mind_embedder_check(mind_id, embedder.name)
     query = text_query(q)
     params = {
         "mind_id": mind_id,
         "now": timezone.now(),
         **_text_params(query),
-        "vector": _vector_literal(embedder.embed([q])[0]),
+        "vector": _vector_literal(vector),
         "candidates": candidates,
         "tag": tag,
         "category": category,
@@ -205,8 +206,8 @@ def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: flo
     most `limit`, most similar first (exact distance order, then id), each with cosine
     similarity ≥ `threshold`; expired left out. Two statements: the vector plan, the rows."""
     embedder = get_embedder()
-    mind_embedder_check(mind_id, embedder.name)
     vector = embedder.embed([q])[0]
+    mind_embedder_check(mind_id, embedder.name)
     params = {"mind_id": mind_id, "now": timezone.now(), "vector": _vector_literal(vector), "candidates": limit}
     with transaction.atomic():
         plan = vector_plan(mind_id=mind_id, candidates=limit)

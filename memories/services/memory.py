@@ -120,10 +120,10 @@ def embed_all(memories: list[Memory]) -> None:
     if not memories:
         return
     embedder = get_embedder()
+    vectors = embedder.embed([memory.content for memory in memories])  # a server that is down is told first
     for mind_id in sorted({memory.mind_id for memory in memories}):
         # Never a second vector space in one mind (a 409 that says to run `reembed`).
         mind_embedder_check(mind_id, embedder.name, claim=True)
-    vectors = embedder.embed([memory.content for memory in memories])
     for memory, vector in zip(memories, vectors, strict=True):
         memory.embedding, memory.embedding_model = vector, embedder.name
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 from django.db import connection
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from memories.embedders import EmbedderUnavailable, get_embedder
 from memories.embedders.installation import (
@@ -257,3 +257,14 @@ def test_the_vendored_tokenizer_is_all_minilm_l6_v2s():
     assert tokenizer["model"]["type"] == "WordPiece"
     assert len(tokenizer["model"]["vocab"]) == 30522
     assert tokenizer["normalizer"]["lowercase"] is True
+
+
+@pytest.mark.django_db
+def test_the_mind_page_searching_a_mind_of_another_embedder_says_what_to_run(owner, mind):
+    store(mind, "Office is in Berlin")
+    Mind.objects.filter(pk=mind.mind.pk).update(embedding_model=ONNX_NAME)
+    client = Client()
+    client.force_login(owner.user)
+    page = client.get(f"/app/minds/{mind.mind.pk}/", {"q": "berlin"})
+    assert page.status_code == 409
+    assert f"python manage.py reembed --mind {mind.mind.pk}" in page.content.decode()
