@@ -23,6 +23,7 @@ DEFAULT_SEED = 20261130
 RECALL_CHECK_K = 50
 # `python -m bench <name> …`: benchmarks of their own, each a module with main(argv).
 SUBCOMMANDS = {
+    "embedder-cost": "bench.embedder_cost",
     "filtered-search": "bench.filtered_search",
     "latency": "bench.latency",
     "resonance-profile": "bench.resonance_profile",
