@@ -136,7 +136,7 @@ EMBEDDER_THRESHOLDS: Final = {
     # ranking rose from 0.567 to 0.592 with it (docs/benchmarks.md → LoCoMo).
     "hashing": {"EMBEDDING_THRESHOLD": 0.52, "MATCH_THRESHOLD": 0.83, "ANCHOR_FLOOR": 0.50, "GRAVITY_THRESHOLD": 0.39},
     "sentence-transformers": _MINILM_THRESHOLDS,
-    # The same model in int8 through onnxruntime: its vectors are within cosine 0.98 of the torch
+    # The same model in int8 through onnxruntime: its vectors are within cosine 0.999 of the fp32
     # model's on the same text (docs/embeddings.md), so it takes that calibration; not yet
     # calibrated on its own knot pairs.
     "minilm-onnx": _MINILM_THRESHOLDS,
