@@ -67,6 +67,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     parser.add_argument("--conversations", type=int, help="only the first N conversations of the file")
     parser.add_argument("--embedder", choices=EMBEDDERS, default="hashing", help="SYNAPSE_EMBEDDER for the run")
+    parser.add_argument(
+        "--no-vector-cache",
+        action="store_true",
+        help="embed every text again (by default a model's vectors are kept per text in var/bench-vectors/; "
+        "hashing is never cached)",
+    )
     parser.add_argument("--k", type=_ks, default=_ks(DEFAULT_KS), help=f"cut-offs of recall@k (default {DEFAULT_KS})")
     parser.add_argument("--systems", help="comma-separated subset of the systems (default: all)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON to OUT")
@@ -101,6 +107,10 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     django_setup(embedder=args.embedder)
+    if args.embedder != "hashing" and not args.no_vector_cache:
+        from bench.vector_cache import vector_cache_enable
+
+        vector_cache_enable()  # a sweep embeds each text once (bench/vector_cache.py)
     from bench.locomo.dataset import dataset_load
     from bench.locomo.harness import locomo_run, results_table
     from bench.locomo.systems import SYSTEMS

@@ -19,6 +19,7 @@ thresholds) depend on the embedder: see docs/embeddings.md and docs/synapse-mode
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -53,6 +54,15 @@ class EmbedderUnavailable(Unavailable):
 
 _lock = threading.Lock()
 _built: dict[tuple, Embedder] = {}
+# Applied, in order, to every embedder built (embedders_wrap): the benchmarks' vector cache.
+_wrappers: list[Callable[[Embedder], Embedder]] = []
+
+
+def embedders_wrap(wrapper: Callable[[Embedder], Embedder]) -> None:
+    """Wrap every embedder this process builds from now on (the ones built so far are dropped)."""
+    with _lock:
+        _wrappers.append(wrapper)
+        _built.clear()
 
 
 def _config_key() -> tuple:
@@ -110,5 +120,8 @@ def get_embedder() -> Embedder:
         with _lock:  # two threads must not load a 90 MB model twice
             embedder = _built.get(key)
             if embedder is None:
-                embedder = _built[key] = _build(key)
+                embedder = _build(key)
+                for wrapper in _wrappers:
+                    embedder = wrapper(embedder)
+                _built[key] = embedder
     return embedder
