@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "embedder-cost": "bench.embedder_cost",
     "filtered-search": "bench.filtered_search",
     "latency": "bench.latency",
+    "minilm-reference": "bench.minilm_reference",
     "resonance-profile": "bench.resonance_profile",
     "plots": "bench.plots",
     "text-index": "bench.text_index",

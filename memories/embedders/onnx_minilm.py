@@ -117,6 +117,11 @@ class OnnxMiniLMEmbedder:
             vectors[rows] = self._embed_batch([texts[row] for row in rows])
         return vectors
 
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids as the model sees them alone (truncated, no padding)."""
+        encodings = self._tokenizer.encode_batch(texts)
+        return [[token for token, real in zip(e.ids, e.attention_mask, strict=True) if real] for e in encodings]
+
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.asarray([encoding.ids for encoding in encodings], dtype=np.int64)
