@@ -13,7 +13,7 @@ PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
 $(STAMP): requirements.txt requirements-upgrade.txt
-	@echo "Installing dependencies into $(VENV) (about 30 s on the first start)…"
+	@echo "Installing dependencies into $(VENV) (about 2 minutes on the first start)…"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt -r requirements-upgrade.txt
 	@touch $(STAMP)

@@ -23,8 +23,10 @@ DEFAULT_SEED = 20261130
 RECALL_CHECK_K = 50
 # `python -m bench <name> …`: benchmarks of their own, each a module with main(argv).
 SUBCOMMANDS = {
+    "embedder-cost": "bench.embedder_cost",
     "filtered-search": "bench.filtered_search",
     "latency": "bench.latency",
+    "minilm-reference": "bench.minilm_reference",
     "resonance-profile": "bench.resonance_profile",
     "plots": "bench.plots",
     "text-index": "bench.text_index",

@@ -310,3 +310,23 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.mind_id}:{self.key}"
+
+
+class InstallationEmbedder(models.Model):
+    """The one row naming the embedder this installation runs when SYNAPSE_EMBEDDER is unset.
+
+    Written once, when a process first needs an embedder: the backend that made the stored
+    vectors (an installation from before the default changed), else the default for new
+    installations; `manage.py reembed --all` rewrites it after a switch (docs/embeddings.md).
+    """
+
+    # Always 1: the constraint keeps the table to one row.
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    backend = models.CharField(max_length=40)  # a SYNAPSE_EMBEDDER value
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="installation_embedder_one_row")]
+
+    def __str__(self) -> str:
+        return self.backend

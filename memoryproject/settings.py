@@ -327,7 +327,12 @@ if Q_CLUSTER["retry"] <= Q_CLUSTER["timeout"]:
     raise ImproperlyConfigured("WORKER_RETRY must be greater than WORKER_TIMEOUT.")
 
 # --- Synapse --------------------------------------------------------------------------------
-SYNAPSE_EMBEDDER = env_choice("SYNAPSE_EMBEDDER", "hashing", ("hashing", "sentence-transformers", "openai"))
+# Unset (""): the embedder recorded for this installation, the default model for a new one
+# (memories/embedders/installation.py, docs/embeddings.md → which embedder runs).
+SYNAPSE_EMBEDDER = env_choice("SYNAPSE_EMBEDDER", "", ("", "hashing", "minilm-onnx", "sentence-transformers", "openai"))
+# Threads one process gives the minilm-onnx model (onnxruntime's intra-op threads): the web and
+# worker processes share the cores (docs/embeddings.md → the cost table).
+SYNAPSE_EMBEDDER_THREADS = env_int("SYNAPSE_EMBEDDER_THREADS", 1, minimum=1)
 SYNAPSE_OPENAI_URL = env_str("SYNAPSE_OPENAI_URL") or "http://127.0.0.1:11434/v1/embeddings"
 SYNAPSE_OPENAI_MODEL = env_str("SYNAPSE_OPENAI_MODEL") or "nomic-embed-text"
 SYNAPSE_OPENAI_API_KEY = env_str("SYNAPSE_OPENAI_API_KEY") or ""

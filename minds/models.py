@@ -18,6 +18,10 @@ class Mind(models.Model):
     description = models.TextField(blank=True, default="")
     # Per-mind overrides of synapse-model constants and modes (see docs/synapse-model.md).
     settings = models.JSONField(default=dict, blank=True)
+    # The embedder (`embedding_model` name) whose vectors the mind's memories carry; empty until
+    # its first vector. A server with another embedder refuses to mix its vectors in, and says to
+    # run `manage.py reembed` (memories/embedders/installation.py, docs/embeddings.md).
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

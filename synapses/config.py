@@ -7,7 +7,7 @@ once. Each value comes from, in this order:
 
 1. Django's `SYNAPSE_<NAME>` when the settings define it (an operator's tuning);
 2. for a similarity threshold, the value calibrated for the configured embedder
-   (`settings.SYNAPSE_EMBEDDER`, constants.EMBEDDER_THRESHOLDS);
+   (`SYNAPSE_EMBEDDER` or the installation's record, constants.EMBEDDER_THRESHOLDS);
 3. the model's default in `synapses.constants`.
 
 `RESONANCE_RANKING` has no default here: settings.py always sets `SYNAPSE_RESONANCE_RANKING`
@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memories.embedders import embedder_backend
 from synapses import constants
 from synapses.net.geometry import EdgeParameters
 
@@ -28,7 +29,7 @@ def _value(name: str) -> Any:
     override = getattr(settings, f"SYNAPSE_{name}", None)
     if override is not None:
         return override
-    calibrated = constants.EMBEDDER_THRESHOLDS.get(settings.SYNAPSE_EMBEDDER, {})
+    calibrated = constants.EMBEDDER_THRESHOLDS.get(embedder_backend(), {})
     if name in calibrated:
         return calibrated[name]
     return getattr(constants, name)

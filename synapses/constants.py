@@ -123,17 +123,23 @@ ENTITY_COMMON_RARITY: Final = 0.25
 # cosine distribution of the LoCoMo development split at the percentiles of synapses.net.calibration
 # (docs/synapse-model.md §10). An embedder not listed uses the original's values above; a
 # SYNAPSE_<NAME> setting overrides either.
+# all-MiniLM-L6-v2's calibration (torch, sentence-transformers).
+_MINILM_THRESHOLDS: Final = {
+    "EMBEDDING_THRESHOLD": 0.71,
+    "MATCH_THRESHOLD": 0.89,
+    "ANCHOR_FLOOR": 0.56,
+    "GRAVITY_THRESHOLD": 0.56,
+}
 EMBEDDER_THRESHOLDS: Final = {
     # hashing's anchor floor is not its calibrated p90 (0.39) but 0.50, near its p99: below that a
     # question's cosine to a turn is shared trigrams, and LoCoMo recall@10 of the relevance
     # ranking rose from 0.567 to 0.592 with it (docs/benchmarks.md → LoCoMo).
     "hashing": {"EMBEDDING_THRESHOLD": 0.52, "MATCH_THRESHOLD": 0.83, "ANCHOR_FLOOR": 0.50, "GRAVITY_THRESHOLD": 0.39},
-    "sentence-transformers": {
-        "EMBEDDING_THRESHOLD": 0.71,
-        "MATCH_THRESHOLD": 0.89,
-        "ANCHOR_FLOOR": 0.56,
-        "GRAVITY_THRESHOLD": 0.56,
-    },
+    "sentence-transformers": _MINILM_THRESHOLDS,
+    # The same model in int8 through onnxruntime: its vectors are within cosine 0.999 of the fp32
+    # model's on the same text (docs/embeddings.md), so it takes that calibration; not yet
+    # calibrated on its own knot pairs.
+    "minilm-onnx": _MINILM_THRESHOLDS,
 }
 
 # --- read path (§5, §8) ----------------------------------------------------------------------------

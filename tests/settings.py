@@ -3,6 +3,10 @@
 import os
 
 os.environ.setdefault("SECRET_KEY", "tests-only-not-a-secret-" + "x" * 32)
+# The suite runs on the hashing embedder (exact, fast, no model); the `default_model` tests run
+# the default model (minilm-onnx) themselves. Set in the environment too, so the processes a test
+# starts with the real settings (`manage.py serve`, the worker) embed the same way.
+os.environ["SYNAPSE_EMBEDDER"] = "hashing"
 
 from memoryproject.settings import *  # noqa: E402,F403
 

@@ -1,6 +1,6 @@
 """`python -m bench locomo`: retrieval quality on LoCoMo, every system in the same run and database.
 
-    python -m bench locomo --data PATH [--conversations N] [--embedder hashing|sentence-transformers]
+    python -m bench locomo --data PATH [--conversations N] [--embedder hashing|minilm-onnx|sentence-transformers]
                            [--k 5,10,20] [--systems vector,fulltext,hybrid,synapse] [--json OUT]
                            [--turn-time turn-order|session-date]
 
@@ -24,7 +24,7 @@ from bench.database import database_create, database_drop, django_setup, server_
 from bench.locomo.dataset import DEFAULT_TURN_TIME, TURN_TIMES
 
 # The embedders a run can use (SYNAPSE_EMBEDDER values that need no server).
-EMBEDDERS = ("hashing", "sentence-transformers")
+EMBEDDERS = ("hashing", "minilm-onnx", "sentence-transformers")
 DEFAULT_KS = "5,10,20"
 # The run's throw-away database: its own name, so it never drops the latency benchmark's under it.
 LOCOMO_DATABASE = "bench_locomo"
@@ -67,6 +67,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     parser.add_argument("--conversations", type=int, help="only the first N conversations of the file")
     parser.add_argument("--embedder", choices=EMBEDDERS, default="hashing", help="SYNAPSE_EMBEDDER for the run")
+    parser.add_argument(
+        "--no-vector-cache",
+        action="store_true",
+        help="embed every text again (by default a model's vectors are kept per text in var/bench-vectors/; "
+        "hashing is never cached)",
+    )
     parser.add_argument("--k", type=_ks, default=_ks(DEFAULT_KS), help=f"cut-offs of recall@k (default {DEFAULT_KS})")
     parser.add_argument("--systems", help="comma-separated subset of the systems (default: all)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON to OUT")
@@ -101,6 +107,10 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     django_setup(embedder=args.embedder)
+    if args.embedder != "hashing" and not args.no_vector_cache:
+        from bench.vector_cache import vector_cache_enable
+
+        vector_cache_enable()  # a sweep embeds each text once (bench/vector_cache.py)
     from bench.locomo.dataset import dataset_load
     from bench.locomo.harness import locomo_run, results_table
     from bench.locomo.systems import SYSTEMS

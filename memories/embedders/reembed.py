@@ -14,8 +14,10 @@ from django.db import transaction
 from django.db.models import Q
 
 from memories.embedders import get_embedder
+from memories.embedders.installation import mind_embedder_settle
 from memories.lifecycle import MemoryEvent, memories_changed
 from memories.models import Memory
+from minds.models import Mind
 from pipelinelog.spans import span
 
 # Memories embedded and written per batch (rows). Large enough for the model's batching,
@@ -30,6 +32,8 @@ class ReembedResult:
     reembedded: int
     # Changed by someone else between our read and our write: their write embedded the new content.
     skipped_changed: int
+    # Every vector of the mind now comes from this embedder, and the mind records it (its guard).
+    settled: bool
 
 
 def memories_reembed(
@@ -48,6 +52,9 @@ def memories_reembed(
     if not force:
         pending = pending.filter(Q(embedding__isnull=True) | ~Q(embedding_model=embedder.name))
     total = pending.count()
+    # The mind moves to this embedder now: a server already running it may store meanwhile, one
+    # still running the old embedder is refused (its vectors would outlive the run).
+    Mind.objects.filter(pk=mind_id).update(embedding_model=embedder.name)
     done = skipped = 0
     last_pk = ""
     with span("memories.reembed", mind=mind_id) as log:
@@ -75,8 +82,9 @@ def memories_reembed(
             skipped += len(batch) - written
             if on_progress is not None:
                 on_progress(done + skipped, total)
-        log.output({"reembedded": done, "skipped_changed": skipped})
-    return ReembedResult(embedder=embedder.name, total=total, reembedded=done, skipped_changed=skipped)
+        settled = mind_embedder_settle(mind_id, embedder.name)
+        log.output({"reembedded": done, "skipped_changed": skipped, "settled": settled})
+    return ReembedResult(embedder=embedder.name, total=total, reembedded=done, skipped_changed=skipped, settled=settled)
 
 
 @transaction.atomic

@@ -20,6 +20,7 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memories.embedders import get_embedder
+from memories.embedders.installation import mind_embedder_check
 from memories.fusion import Ranked, rrf_fuse
 from memories.models import Memory
 from memories.selectors.memory import memories_of
@@ -133,12 +134,14 @@ def memories_search(
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
     embedder = get_embedder()
+    vector = embedder.embed([q])[0]  # a server that is down is told first
+    mind_embedder_check(mind_id, embedder.name)
     query = text_query(q)
     params = {
         "mind_id": mind_id,
         "now": timezone.now(),
         **_text_params(query),
-        "vector": _vector_literal(embedder.embed([q])[0]),
+        "vector": _vector_literal(vector),
         "candidates": candidates,
         "tag": tag,
         "category": category,
@@ -202,7 +205,9 @@ def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: flo
     """GET /memory/semantic-search: the mind's memories most similar to `q` by vector alone, at
     most `limit`, most similar first (exact distance order, then id), each with cosine
     similarity ≥ `threshold`; expired left out. Two statements: the vector plan, the rows."""
-    vector = get_embedder().embed([q])[0]
+    embedder = get_embedder()
+    vector = embedder.embed([q])[0]
+    mind_embedder_check(mind_id, embedder.name)
     params = {"mind_id": mind_id, "now": timezone.now(), "vector": _vector_literal(vector), "candidates": limit}
     with transaction.atomic():
         plan = vector_plan(mind_id=mind_id, candidates=limit)

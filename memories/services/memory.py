@@ -15,6 +15,7 @@ from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from memories.embedders import get_embedder
+from memories.embedders.installation import mind_embedder_check
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.keys import content_hash_of, key_given_or_derived
 from memories.lifecycle import MemoryEvent, memories_changed
@@ -120,7 +121,10 @@ def embed_all(memories: list[Memory]) -> None:
     if not memories:
         return
     embedder = get_embedder()
-    vectors = embedder.embed([memory.content for memory in memories])
+    vectors = embedder.embed([memory.content for memory in memories])  # a server that is down is told first
+    for mind_id in sorted({memory.mind_id for memory in memories}):
+        # Never a second vector space in one mind (a 409 that says to run `reembed`).
+        mind_embedder_check(mind_id, embedder.name, claim=True)
     for memory, vector in zip(memories, vectors, strict=True):
         memory.embedding, memory.embedding_model = vector, embedder.name
 

@@ -20,6 +20,7 @@ from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from memoryproject.core.domain import (
+    Conflict,
     DomainError,
     NotFound,
     PermissionDenied,
@@ -57,7 +58,8 @@ def csrf_failure_page(request: HttpRequest, reason: str) -> HttpResponse:
 def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """A UI page: login required (else the login page, then back), and the access matrix's
     NotFound / PermissionDenied answered as the 404 / 403 page, as the API answers them
-    (a ValidationFailed no form caught as a 400 page, an unavailable embedder as a 503 page)."""
+    (a ValidationFailed no form caught as a 400 page, an unavailable embedder as a 503 page, a
+    Conflict no form caught as a 409 page)."""
 
     @functools.wraps(view)
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -72,6 +74,8 @@ def ui_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             return error_page(request, status=400, message=problems or error.message)
         except Unavailable as error:  # the embedder a search or a write needs is down, as the API's 503
             return error_page(request, status=503, message=error.message)
+        except Conflict as error:  # no form caught it: a search of a mind of another embedder, as the API's 409
+            return error_page(request, status=409, message=error.message)
 
     return login_required(wrapped)
 

@@ -24,6 +24,7 @@ import numpy as np
 from django.db import connection
 
 from memories.embedders import get_embedder
+from memories.embedders.installation import mind_embedder_refuse
 from memories.emotions import emotion_canonical
 from memoryproject.core.domain import ValidationFailed
 from minds.models import Mind
@@ -82,6 +83,7 @@ def search_vector(*, mind: Mind, q: str, mode: Mode, intent: str) -> GravityShif
     """The embedding of `q` bent by the mind's active goals (perception gravity), with exactly
     one `calculation` log row saying what gravity did."""
     embedder = get_embedder()
+    mind_embedder_refuse(mind.pk, recorded=mind.embedding_model, running=embedder.name)
     raw = embedder.embed([q])[0]
     raw_intent = intent.strip().lower() in constants.RAW_SEARCH_INTENTS
     goals: list[tuple[int, Any, float]] = []

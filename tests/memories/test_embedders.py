@@ -1,4 +1,4 @@
-"""The embedders: hashing (default), OpenAI-compatible HTTP (against a local fake server), and
+"""The embedders: hashing (the suite's; tests/settings.py), OpenAI-compatible HTTP (against a local fake server), and
 sentence-transformers (only where the optional requirements are installed)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.embedding_server import axis_vector, fake_server_fixture, vectors_rep
 # --- hashing -------------------------------------------------------------------------------
 
 
-def test_the_hashing_embedder_is_the_default_and_names_its_version():
+def test_the_suite_runs_on_the_hashing_embedder_and_it_names_its_version():
     embedder = get_embedder()
     assert isinstance(embedder, HashingEmbedder)
     assert (embedder.name, embedder.dimensions) == ("hashing-v1", 384)

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from memories.models import Memory
 from memories.services.memory import memory_store
 from minds.access import caller_of
+from minds.models import Mind
 from tests.embedding_server import axis_vector, fake_server_fixture, vectors_reply  # noqa: F401 — a fixture
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +39,8 @@ def reembed(*args: str) -> str:
 def test_it_reembeds_only_memories_of_another_embedder(mind, fake_server):
     fake_server.reply = vectors_reply(lambda i, text: axis_vector(len(text), text))
     old_ones = [store(mind, "Office is in Berlin"), store(mind, "Anna is my sister")]
+    # A run that was interrupted had moved the mind to openai (a server running it may store then).
+    Mind.objects.filter(pk=mind.mind.pk).update(embedding_model="openai:mini")
     with openai_settings(fake_server):
         current = store(mind, "Lunch at noon")
         fake_server.requests.clear()

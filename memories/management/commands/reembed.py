@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memories.embedders import EmbedderUnavailable, get_embedder
+from memories.embedders import EmbedderUnavailable, embedder_backend, get_embedder
+from memories.embedders.installation import installation_backend_record
 from memories.embedders.reembed import REEMBED_BATCH_SIZE, memories_reembed
 from minds.models import Mind
 
@@ -46,12 +47,18 @@ class Command(BaseCommand):
             mind_ids = [options["mind"]]
         try:
             name = get_embedder().name
-            for mind_id in mind_ids:
-                self._reembed(mind_id, batch=batch, force=options["force"], embedder_name=name)
+            settled = [
+                self._reembed(mind_id, batch=batch, force=options["force"], embedder_name=name) for mind_id in mind_ids
+            ]
         except EmbedderUnavailable as error:
             raise CommandError(error.message) from None
+        if options["all"] and all(settled):
+            # Every mind moved over: a start without SYNAPSE_EMBEDDER now runs this embedder.
+            backend = embedder_backend()
+            installation_backend_record(backend)
+            self.stdout.write(f"This installation now runs {backend} ({name}) when SYNAPSE_EMBEDDER is unset.")
 
-    def _reembed(self, mind_id: str, *, batch: int, force: bool, embedder_name: str) -> None:
+    def _reembed(self, mind_id: str, *, batch: int, force: bool, embedder_name: str) -> bool:
         interactive = self.stdout.isatty()
 
         def report(done: int, total: int) -> None:
@@ -65,3 +72,9 @@ class Command(BaseCommand):
         if result.skipped_changed:
             summary += f"; {result.skipped_changed} changed meanwhile and already carry a fresh vector"
         self.stdout.write(self.style.SUCCESS(summary + "."))
+        if not result.settled:
+            self.stdout.write(
+                f"{mind_id} still holds vectors of another embedder (written meanwhile by a server running it); "
+                "run this command again once every server runs the new embedder."
+            )
+        return result.settled

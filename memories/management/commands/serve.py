@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 import memoryproject.gunicorn_conf as gunicorn_conf
+from memories.embedders.installation import startup_report
 from memoryproject.embedded import supervisor
 from minds.services import demo_account_ensure
 
@@ -61,6 +62,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Synapse is starting at {base_url}/  (API docs: {base_url}/api/docs/, admin: {base_url}/admin/)"
         )
+        for line in startup_report():
+            self.stdout.write(line)
         if demo is None:
             self.stdout.write("Reusing the existing database; the demo account was created on the first start.")
             return
