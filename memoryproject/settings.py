@@ -331,6 +331,9 @@ LOG_FLUSH_BATCH = env_int("LOG_FLUSH_BATCH", 500, minimum=1)
 # Log rows older than this are deleted by the daily retention job (days).
 LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 365, minimum=1)
 
+# Django's error page and error mails hide DATABASE_URL's password too (it hides only by name).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "memoryproject.core.reporting.SecretsReporterFilter"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -74,5 +74,7 @@ class LoginEmailRateThrottle(_LiveRateThrottle):
         if not isinstance(email, str) or not email.strip():
             return None  # the body is refused as invalid anyway
         # Hashed: the cache key stays short and holds no address in clear.
-        digest = hashlib.sha256(email_normalize(email).encode()).hexdigest()[:32]
+        # surrogatepass: JSON may carry a lone surrogate, which plain UTF-8 refuses (a 500); the
+        # body is refused as invalid anyway, but only after the throttle counted it.
+        digest = hashlib.sha256(email_normalize(email).encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return self.key_for(digest)
