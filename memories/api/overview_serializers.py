@@ -35,6 +35,7 @@ from memoryproject.core.api.fields import (
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
+    StrictIntegerField,
 )
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from memoryproject.core.domain import ValidationFailed
@@ -227,7 +228,7 @@ class ExportQuerySerializer(serializers.Serializer):
 class ImportRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """The json export format; only `format_version` and `memories` are read."""
 
-    format_version = serializers.IntegerField()
+    format_version = StrictIntegerField()
     memories = serializers.ListField(
         child=serializers.JSONField(),
         max_length=IMPORT_MAX_MEMORIES,

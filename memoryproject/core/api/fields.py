@@ -41,6 +41,17 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictEmailField(serializers.EmailField):
+    """Only JSON strings, then an email address (DRF's EmailField would turn 42 into "42" first)."""
+
+    default_error_messages = {"not_a_string": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        return super().to_internal_value(data)
+
+
 class StrictFloatField(serializers.FloatField):
     """Only JSON numbers, finite (DRF's FloatField accepts "0.5" and true)."""
 
@@ -86,8 +97,14 @@ class _ParsedField(serializers.Field):
             self.fail("invalid", reason=str(error))
 
 
-# In the schema: an ISO 8601 string (epoch seconds are accepted too, see the description).
-@extend_schema_field({"type": "string", "format": "date-time", "description": "ISO 8601 or epoch seconds"})
+# In the schema: an ISO 8601 string or epoch seconds (a number) — both are accepted, so the
+# document says both (a client generating from it must not be told a number is wrong).
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
+        "description": "ISO 8601 or epoch seconds",
+    }
+)
 class FlexibleTimeField(_ParsedField):
     """ISO 8601 or epoch seconds in; ISO 8601 UTC out."""
 
@@ -153,6 +170,17 @@ class QueryIntegerField(serializers.IntegerField):
         if self.min_value is not None and self.max_value is not None:
             return f"Use a whole number from {self.min_value} to {self.max_value}."
         return "Use a whole number, 0 or more."
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """Only JSON integers (DRF's IntegerField accepts "1", 1.0 and true); the rest of its rules stay."""
+
+    default_error_messages = {"not_an_integer": "Must be a whole number."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("not_an_integer")
+        return super().to_internal_value(data)
 
 
 class BodyIntegerField(serializers.IntegerField):
