@@ -269,6 +269,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Paths are routed with and without a trailing slash; document the slash-less form once.
     "PREPROCESSING_HOOKS": ["memoryproject.core.schema.drop_trailing_slash_twins"],
+    # The enum hook is the default; the contract's rules follow (memoryproject/contract_rules.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memoryproject.contract_rules.rules_stated",
+    ],
 }
 
 # --- Worker (django-q2) ---------------------------------------------------------------------

@@ -26,7 +26,12 @@ _MIND_PARAMETER = OpenApiParameter(
 )
 _FILTER_PARAMETERS = [
     OpenApiParameter("turn_id", OpenApiTypes.STR, description="Rows of this turn."),
-    OpenApiParameter("span_id", OpenApiTypes.UUID, description="Rows of this span."),
+    OpenApiParameter(
+        "span_id",
+        # Empty means no filter, as for every filter of the log.
+        {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "string", "maxLength": 0}]},
+        description="Rows of this span.",
+    ),
     OpenApiParameter("node", OpenApiTypes.STR, description="Rows of this node, e.g. memories.store."),
     OpenApiParameter("kind", OpenApiTypes.STR, enum=Kind.values, description="Rows of this kind."),
     OpenApiParameter("since", OpenApiTypes.STR, description="Rows at or after this time (ISO 8601 or epoch seconds)."),

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memoryproject.core.timeinput import parse_duration, parse_time
+from memoryproject.core.timeinput import MAX_EPOCH_SECONDS, parse_duration, parse_time
 
 
 def choices_help(choices: Iterable[str]) -> str:
@@ -97,11 +97,18 @@ class _ParsedField(serializers.Field):
             self.fail("invalid", reason=str(error))
 
 
-# In the schema: an ISO 8601 string or epoch seconds (a number) — both are accepted, so the
-# document says both (a client generating from it must not be told a number is wrong).
+# In the schema: an ISO 8601 string or epoch seconds — both are accepted, so the document says both.
+# Epoch seconds as a number: a whole number from 0, or a fraction from 0.0001 (smaller ones print
+# as 1e-05, which the parser does not read), up to the year 9999.
+_EPOCH_SECONDS_SCHEMAS = [
+    {"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_SECONDS},
+    {"type": "number", "minimum": 0.0001, "maximum": MAX_EPOCH_SECONDS},
+]
+
+
 @extend_schema_field(
     {
-        "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
+        "anyOf": [{"type": "string", "format": "date-time"}, *_EPOCH_SECONDS_SCHEMAS],
         "description": "ISO 8601 or epoch seconds",
     }
 )
@@ -117,7 +124,13 @@ class FlexibleTimeField(_ParsedField):
 # --- Durations ------------------------------------------------------------------------------
 
 
-@extend_schema_field({"type": "string", "example": "7d"})
+# Durations the document promises: 1–99999 of a unit (s when none), always within the longest
+# duration. The parser takes more (fractions, blanks, bigger counts of seconds): a client keeping to
+# the pattern is never refused.
+DURATION_PATTERN = r"^[1-9][0-9]{0,4}[smhdw]?$"
+
+
+@extend_schema_field({"type": "string", "pattern": DURATION_PATTERN, "example": "7d"})
 class DurationParamField(_ParsedField):
     """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
 
@@ -130,9 +143,10 @@ class DurationParamField(_ParsedField):
 
 @extend_schema_field(
     {
-        "oneOf": [
-            {"type": "number", "minimum": 0, "exclusiveMinimum": True},
-            {"type": "string", "pattern": r"^\d+(\.\d+)?[smhdw]?$"},
+        "anyOf": [
+            # Seconds as a number: from 0.0001 (smaller ones print as 1e-05, which the parser does not read).
+            {"type": "number", "minimum": 0.0001, "maximum": MAX_EPOCH_SECONDS},
+            {"type": "string", "pattern": DURATION_PATTERN},
         ],
         "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
     }
