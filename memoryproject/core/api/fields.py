@@ -106,12 +106,13 @@ _EPOCH_SECONDS_SCHEMAS = [
 ]
 
 
-@extend_schema_field(
-    {
-        "anyOf": [{"type": "string", "format": "date-time"}, *_EPOCH_SECONDS_SCHEMAS],
-        "description": "ISO 8601 or epoch seconds",
-    }
-)
+TIME_SCHEMA = {
+    "anyOf": [{"type": "string", "format": "date-time"}, *_EPOCH_SECONDS_SCHEMAS],
+    "description": "ISO 8601 or epoch seconds",
+}
+
+
+@extend_schema_field(TIME_SCHEMA)
 class FlexibleTimeField(_ParsedField):
     """ISO 8601 or epoch seconds in; ISO 8601 UTC out."""
 
@@ -130,7 +131,19 @@ class FlexibleTimeField(_ParsedField):
 DURATION_PATTERN = r"^[1-9][0-9]{0,4}[smhdw]?$"
 
 
-@extend_schema_field({"type": "string", "pattern": DURATION_PATTERN, "example": "7d"})
+# Seconds as a number: from 0.0001 (smaller ones print as 1e-05, which the parser does not read). A
+# query string carries them as text, which the parser reads the same.
+DURATION_SCHEMA = {
+    "anyOf": [
+        {"type": "number", "minimum": 0.0001, "maximum": MAX_EPOCH_SECONDS},
+        {"type": "string", "pattern": DURATION_PATTERN},
+    ],
+    "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
+    "example": "7d",
+}
+
+
+@extend_schema_field(DURATION_SCHEMA)
 class DurationParamField(_ParsedField):
     """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
 
@@ -141,18 +154,9 @@ class DurationParamField(_ParsedField):
         return parse_duration(super().get_default())
 
 
-@extend_schema_field(
-    {
-        "anyOf": [
-            # Seconds as a number: from 0.0001 (smaller ones print as 1e-05, which the parser does not read).
-            {"type": "number", "minimum": 0.0001, "maximum": MAX_EPOCH_SECONDS},
-            {"type": "string", "pattern": DURATION_PATTERN},
-        ],
-        "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
-    }
-)
 class BodyDurationField(DurationParamField):
-    """A duration in a JSON body, where it may also be a number of seconds (only the schema differs)."""
+    """A duration in a JSON body: the same rules and schema as in a query string (kept apart for the
+    fields' declarations, which say where they are read)."""
 
 
 # --- Query-string and body numbers ----------------------------------------------------------
