@@ -66,6 +66,7 @@ _NOT_STATED_IN_THE_SCHEMA: dict[tuple[str, str], tuple[object, str]] = {
     ("POST", "/minds/{mind_id}/share"): (_POSITIVE, "the email must be an existing account's"),
     ("POST", "/webhooks"): (_POSITIVE, "a hook's URL must be a public http(s) address"),
     ("PUT", "/webhooks/{webhook_id}"): (_POSITIVE, "a hook's URL must be a public http(s) address"),
+    ("GET", "/log"): (_POSITIVE, "until must not lie before since: two parameters together"),
     ("GET", "/memory/recall"): (_NEGATIVE, "mood is checked only when there is a q to resonate with"),
 }
 
