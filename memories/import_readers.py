@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from memories.services.transfer import EXPORT_FORMAT_VERSION
 from memories.services.validation import KEY_PATTERN, MEMORY_FIELD_RULES
 from memoryproject.core.contributions import contributed_section_names
+from memoryproject.core.jsonbounds import JSONTooDeep, loads_bounded
 
 
 class UnreadableFile(Exception):
@@ -63,9 +64,11 @@ _EXPORT_FIELDS = ("format_version", "exported_at", "mind", "memories")
 def read_export(stream: TextIO) -> ReadFile:
     """Our json export (`GET /mind/export?format=json`, docs/export-format.md)."""
     try:
-        document = json.load(stream)
+        document = loads_bounded(stream.read())
     except json.JSONDecodeError as error:
         raise UnreadableFile(f"Not JSON: {error.msg} at line {error.lineno}, column {error.colno}.") from None
+    except JSONTooDeep as error:
+        raise UnreadableFile(str(error)) from None
     if not isinstance(document, dict) or not isinstance(document.get("memories"), list):
         raise UnreadableFile('Not an export: a JSON object with "format_version" and a "memories" list.')
     if document.get("format_version") != EXPORT_FORMAT_VERSION:
@@ -92,9 +95,11 @@ def read_jsonl(stream: TextIO) -> ReadFile:
         if not line.strip():
             continue
         try:
-            rows.append(SourceRow(place=f"line {number}", data=json.loads(line)))
+            rows.append(SourceRow(place=f"line {number}", data=loads_bounded(line)))
         except json.JSONDecodeError as error:
             rows.append(SourceRow(place=f"line {number}", problem=f"not JSON: {error.msg}"))
+        except JSONTooDeep as error:
+            rows.append(SourceRow(place=f"line {number}", problem=str(error)))
     return ReadFile(rows=rows)
 
 
@@ -218,9 +223,11 @@ def _dump_documents(stream: TextIO) -> list[tuple[str, Any]]:
     holding them under one of DUMP_LIST_FIELDS, or one row a line."""
     text = stream.read()
     try:
-        document = json.loads(text)
+        document = loads_bounded(text)
     except json.JSONDecodeError:
         document = None  # JSONL, or broken JSON: read line by line, each broken line reported
+    except JSONTooDeep as error:
+        raise UnreadableFile(str(error)) from None
     else:
         if isinstance(document, dict):
             lists = [name for name in DUMP_LIST_FIELDS if isinstance(document.get(name), list)]
@@ -235,9 +242,11 @@ def _dump_documents(stream: TextIO) -> list[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            rows.append((f"line {number}", json.loads(line)))
+            rows.append((f"line {number}", loads_bounded(line)))
         except json.JSONDecodeError as error:
             rows.append((f"line {number}", _Broken(f"not JSON: {error.msg}")))
+        except JSONTooDeep as error:
+            rows.append((f"line {number}", _Broken(str(error))))
     return rows
 
 

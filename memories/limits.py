@@ -18,6 +18,10 @@ MAX_ENTITIES = 20
 MAX_ENTITY_CHARS = 100
 # Largest `attributes` object (bytes of its serialized JSON, UTF-8).
 MAX_ATTRIBUTES_BYTES = 16 * 1024
+# Deepest `attributes` object (levels; the object itself is 1). Well inside the JSON bound of every
+# parser (memoryproject.core.jsonbounds.JSON_MAX_DEPTH), so an export of it — attributes sit at
+# level 4 there — reads back.
+MAX_ATTRIBUTES_DEPTH = 32
 # Longest `event_time` text a client may send (characters): a date or a phrase like "last week".
 MAX_EVENT_TIME_CHARS = 200
 # Longest emotion label (characters): a label of memories.emotions, or any free word.

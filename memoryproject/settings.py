@@ -305,6 +305,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Paths are routed with and without a trailing slash; document the slash-less form once.
     "PREPROCESSING_HOOKS": ["memoryproject.core.schema.drop_trailing_slash_twins"],
+    # The enum hook is the default; the contract's rules follow (memoryproject/contract_rules.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memoryproject.contract_rules.rules_stated",
+    ],
 }
 
 # --- Worker (django-q2) ---------------------------------------------------------------------
@@ -373,6 +378,9 @@ LOG_FLUSH_SECONDS = env_int("LOG_FLUSH_SECONDS", 10, minimum=1)
 LOG_FLUSH_BATCH = env_int("LOG_FLUSH_BATCH", 500, minimum=1)
 # Log rows older than this are deleted by the daily retention job (days).
 LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 365, minimum=1)
+
+# Django's error page and error mails hide DATABASE_URL's password too (it hides only by name).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "memoryproject.core.reporting.SecretsReporterFilter"
 
 LOGGING = {
     "version": 1,

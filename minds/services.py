@@ -150,7 +150,16 @@ def mind_update(*, mind: Mind, name: str | None = None, description: str | None 
 def mind_delete(*, mind: Mind) -> None:
     """Delete a mind and, by CASCADE, everything that points at it: its keys, shares, memories,
     audit rows, idempotency records and log rows. The apps above hear of it first
-    (`minds.signals.mind_deleting`)."""
+    (`minds.signals.mind_deleting`).
+
+    The mind's row is locked FOR UPDATE first. A transaction still inserting a row that points at
+    the mind (the pipeline log's writer flushing the mind's last requests, a memory being stored)
+    holds a KEY SHARE lock on it, so the lock waits for those to commit and the cascade's deletes,
+    which come after, see their rows. Without it such a row, committed between the cascade and
+    the mind's own delete, failed the foreign key at commit: an IntegrityError, a 500. Inserts
+    that come later wait for this delete and then find the mind gone (the log's writer keeps
+    such rows without their mind, `pipelinelog.writer`)."""
+    list(Mind.objects.select_for_update().filter(pk=mind.pk).values_list("pk", flat=True))
     mind_deleting.send(sender=Mind, mind_id=mind.pk)
     mind.delete()
 

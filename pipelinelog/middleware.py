@@ -15,7 +15,6 @@ every header, redacts credential fields of the query and the body, and the write
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.conf import settings
@@ -23,6 +22,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 
 from memoryproject.core.api.headers import header_value_problem
 from memoryproject.core.errors import error_response
+from memoryproject.core.jsonbounds import loads_bounded
 from minds.access import caller_label
 from pipelinelog.constants import SOURCE_ANONYMOUS, TURN_ID_HEADER, TURN_ID_MAX_LENGTH, setting
 from pipelinelog.redaction import summarize
@@ -72,8 +72,8 @@ def body_summary(request: HttpRequest, raw: bytes | None) -> Any:
     content_type = request.content_type or ""
     if content_type.endswith("json"):
         try:
-            return summarize(json.loads(raw))
-        except ValueError:
+            return summarize(loads_bounded(raw))
+        except ValueError:  # malformed, or deeper than JSON_MAX_DEPTH (JSONTooDeep) — never a RecursionError
             return {"content_type": content_type, "bytes": len(raw), "parsed": False}
     if content_type == "application/x-www-form-urlencoded":
         return _querydict_summary(QueryDict(raw, encoding=request.encoding))

@@ -220,10 +220,9 @@ class BufferedWriter:
             return rows_insert(rows)
         except Exception as error:
             self._requeue_if_outage(error, rows)
-            if len(rows) == 1:
-                logger.exception("Pipeline log: a flush failed; 1 rows were dropped.")
-                return 0
         # One bad row must not take the batch with it: retry row by row, drop only the bad ones.
+        # A single row is retried too: a mind deleted while its rows were being written fails the
+        # foreign key at commit, and the retry writes those rows without it (rows_insert).
         written = 0
         dropped = 0
         first_error: Exception | None = None

@@ -78,16 +78,23 @@ def test_non_standard_json_numbers_answer_400(owner, constant):
 
 
 def test_validation_errors_name_every_bad_field(owner, mind):
+    response = owner.client.post(f"/minds/{mind.mind.id}/share", {"user_email": 7, "acl": None}, format="json")
+
+    error = _assert_error_shape(response, 400, "validation_error")
+    assert error["fields"] == {
+        "user_email": ["Must be a string."],
+        "acl": ["This field may not be null."],
+    }
+    assert error["message"] == "Invalid input: user_email: Must be a string. (and 1 more field)"
+
+
+def test_an_unknown_field_is_refused_before_any_other_check_like_on_the_memory_endpoints(owner, mind):
     response = owner.client.post(
         f"/minds/{mind.mind.id}/share", {"user_email": 7, "acl": None, "ignored": 1}, format="json"
     )
 
     error = _assert_error_shape(response, 400, "validation_error")
-    assert error["fields"] == {
-        "user_email": ["Enter a valid email address."],
-        "acl": ["This field may not be null."],
-    }
-    assert error["message"] == "Invalid input: user_email: Enter a valid email address. (and 1 more field)"
+    assert error["fields"] == {"ignored": ["Unknown field. Use: user_email, acl."]}
 
 
 def test_a_nul_character_in_a_field_answers_400_not_500(owner):

@@ -3,7 +3,9 @@
 import json
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
+from django.test import Client
 
 from memories.selectors.system import HEALTH_STATS_CACHE_KEY
 
@@ -51,15 +53,36 @@ def test_a_nul_in_the_x_mind_header_answers_404(owner):
     assert response.status_code == 404
 
 
-def test_health_counts_users_minds_and_memories(api, mind):
+def test_anonymous_health_says_only_up_or_down_per_component(api, owner, mind):
     mind.agent.post("/memory", {"category": "fact", "content": "x"}, format="json")
-    stats = api.get("/health").json()["stats"]
-    assert stats == {"users": 1, "minds": 1, "memories": 1, "knots": 0, "knots_active": 0, "edges": 0}
+
+    anonymous = api.get("/health").json()
+    a_user = owner.client.get("/health").json()  # a JWT of a non-staff account: the same
+
+    assert anonymous == {"status": "degraded", "database": "ok", "worker": "down"}
+    assert a_user == anonymous
 
 
-def test_health_counts_are_refreshed_at_most_once_a_minute(api, mind):
-    assert api.get("/health").json()["stats"]["memories"] == 0
+def test_a_staff_session_gets_the_version_and_the_counts(staff, mind):
     mind.agent.post("/memory", {"category": "fact", "content": "x"}, format="json")
-    assert api.get("/health").json()["stats"]["memories"] == 0  # still the cached count
+
+    body = staff.get("/health").json()
+
+    assert body["version"] == settings.VERSION
+    # users: the owner and the staff account
+    assert body["stats"] == {"users": 2, "minds": 1, "memories": 1, "knots": 0, "knots_active": 0, "edges": 0}
+
+
+def test_a_non_staff_session_gets_no_counts(owner, api):
+    session = Client()
+    session.force_login(owner.user)
+
+    assert set(session.get("/health").json()) == {"status", "database", "worker"}
+
+
+def test_health_counts_are_refreshed_at_most_once_a_minute(staff, mind):
+    assert staff.get("/health").json()["stats"]["memories"] == 0
+    mind.agent.post("/memory", {"category": "fact", "content": "x"}, format="json")
+    assert staff.get("/health").json()["stats"]["memories"] == 0  # still the cached count
     cache.delete(HEALTH_STATS_CACHE_KEY)
-    assert api.get("/health").json()["stats"]["memories"] == 1
+    assert staff.get("/health").json()["stats"]["memories"] == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.api.search_serializers import SearchTextField
@@ -35,6 +36,7 @@ from memoryproject.core.api.fields import (
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
+    StrictIntegerField,
 )
 from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from memoryproject.core.domain import ValidationFailed
@@ -224,10 +226,15 @@ class ExportQuerySerializer(serializers.Serializer):
     format = _choice(EXPORT_FORMATS, required=False, default="json")
 
 
+@extend_schema_field({"type": "integer", "enum": [EXPORT_FORMAT_VERSION]})
+class _FormatVersionField(StrictIntegerField):
+    """The one format version this server reads (its message, naming the file's, is the serializer's)."""
+
+
 class ImportRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """The json export format; only `format_version` and `memories` are read."""
 
-    format_version = serializers.IntegerField()
+    format_version = _FormatVersionField()
     memories = serializers.ListField(
         child=serializers.JSONField(),
         max_length=IMPORT_MAX_MEMORIES,
@@ -236,12 +243,12 @@ class ImportRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         },
     )
     # Written by the export, ignored on import until the synapse model has them.
-    mind = serializers.JSONField(required=False)
-    exported_at = serializers.JSONField(required=False)
-    knots = serializers.JSONField(required=False)
-    edges = serializers.JSONField(required=False)
-    entities = serializers.JSONField(required=False)
-    goals = serializers.JSONField(required=False)
+    mind = serializers.JSONField(required=False, allow_null=True)
+    exported_at = serializers.JSONField(required=False, allow_null=True)
+    knots = serializers.JSONField(required=False, allow_null=True)
+    edges = serializers.JSONField(required=False, allow_null=True)
+    entities = serializers.JSONField(required=False, allow_null=True)
+    goals = serializers.JSONField(required=False, allow_null=True)
 
     def validate_format_version(self, value: int) -> int:
         if value != EXPORT_FORMAT_VERSION:

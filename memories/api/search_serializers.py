@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from memories.api.serializers import MemorySerializer
@@ -32,6 +33,9 @@ class SearchTextField(StrictCharField):
     }
 
     def __init__(self, *, max_length: int = SEARCH_MAX_QUERY_CHARS, **kwargs):
+        # The NUL rule as a pattern, so the OpenAPI document states it (to_internal_value refuses
+        # NUL first, with its own message; this validator never fires).
+        kwargs["validators"] = [*kwargs.get("validators", []), RegexValidator(r"^[^\x00]*$")]
         super().__init__(max_length=max_length, **kwargs)
 
     def to_internal_value(self, data):

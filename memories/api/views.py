@@ -24,7 +24,8 @@ from memories.api.serializers import (
     SyncRequestSerializer,
     SyncResultSerializer,
 )
-from memories.limits import MAX_IDEMPOTENCY_KEY_CHARS
+from memories.limits import MAX_IDEMPOTENCY_KEY_CHARS, MAX_TAG_CHARS
+from memories.models import AuditAction, Category, Priority, Source
 from memories.selectors.memory import (
     MEMORY_LIST_LIMIT,
     MemoryListFilters,
@@ -78,6 +79,16 @@ _REPLAYED_PARAMETER = OpenApiParameter(
 )
 
 
+_TAG_PARAMETER = OpenApiParameter(
+    "tag", {"type": "string", "maxLength": MAX_TAG_CHARS}, description="Case-insensitive."
+)
+
+
+def _choice_parameter(name: str, values, description: str = "") -> OpenApiParameter:
+    """A query filter taking one of `values`; empty means no filter, so "" is allowed too."""
+    return OpenApiParameter(name, {"type": "string", "enum": ["", *values]}, description=description)
+
+
 def idempotency_key_of(request) -> str | None:
     """The `Idempotency-Key` header, or None when absent; 400 when blank, too long or with control characters."""
     key = request.headers.get(IDEMPOTENCY_HEADER)
@@ -122,10 +133,11 @@ class MemoryCollectionView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("category", OpenApiTypes.STR),
-            OpenApiParameter("tag", OpenApiTypes.STR, description="Case-insensitive."),
-            OpenApiParameter("priority", OpenApiTypes.STR),
-            OpenApiParameter("source", OpenApiTypes.STR),
+            # The filters' allowed values (memories.api.filters); empty means no filter.
+            _choice_parameter("category", Category.values),
+            _TAG_PARAMETER,
+            _choice_parameter("priority", Priority.values),
+            _choice_parameter("source", Source.values),
             OpenApiParameter("verified", OpenApiTypes.BOOL, description="true/false or 1/0."),
             OpenApiParameter("include_expired", OpenApiTypes.BOOL, description="Default false."),
         ],
@@ -264,7 +276,7 @@ class MemoryAuditView(APIView):
     page_default_limit = MEMORY_LIST_LIMIT
 
     @extend_schema(
-        parameters=[OpenApiParameter("action", OpenApiTypes.STR, description="One audit action.")],
+        parameters=[_choice_parameter("action", AuditAction.values, description="One audit action.")],
         responses=MemoryAuditSerializer(many=True),
     )
     def get(self, request):
@@ -314,7 +326,11 @@ class MemoryByTagView(APIView):
     page_default_limit = MEMORY_LIST_LIMIT
 
     @extend_schema(
-        parameters=[OpenApiParameter("tag", OpenApiTypes.STR, required=True, description="Case-insensitive.")],
+        parameters=[
+            OpenApiParameter(
+                "tag", {"type": "string", "maxLength": MAX_TAG_CHARS}, required=True, description="Case-insensitive."
+            )
+        ],
         responses=MemorySerializer(many=True),
     )
     def get(self, request):

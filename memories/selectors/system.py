@@ -69,22 +69,27 @@ def _service_counts() -> dict[str, int]:
     }
 
 
-def service_health() -> dict:
-    """The body of GET /health: `status` is `ok` only when the database and the worker are."""
+def service_health(*, with_counts: bool = False) -> dict:
+    """The body of GET /health: `status` is `ok` only when the database and the worker are.
+
+    Up or down per component for anyone; `version` and the row counts (`stats`) only
+    `with_counts` (a staff session): they tell an outsider what runs and how much it holds."""
     database_ok = True
     stats: dict[str, int] = {}
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-        stats = cache.get_or_set(HEALTH_STATS_CACHE_KEY, _service_counts, HEALTH_STATS_CACHE_SECONDS)
+        if with_counts:
+            stats = cache.get_or_set(HEALTH_STATS_CACHE_KEY, _service_counts, HEALTH_STATS_CACHE_SECONDS)
     except DatabaseError:
         logger.exception("Health check: the database is not answering")
         database_ok = False
     alive = database_ok and worker_alive()
-    return {
+    health = {
         "status": "ok" if database_ok and alive else "degraded",
         "database": "ok" if database_ok else "down",
         "worker": "ok" if alive else "down",
-        "version": settings.VERSION,
-        "stats": stats,
     }
+    if with_counts:
+        health.update(version=settings.VERSION, stats=stats)
+    return health

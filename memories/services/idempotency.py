@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memories.models import IdempotencyRecord
-from memoryproject.core.domain import Conflict
+from memories.models import IdempotencyRecord, Memory
+from memoryproject.core.domain import Conflict, NotFound
 from minds.models import Mind
 from pipelinelog.spans import current_span
 
@@ -45,12 +45,34 @@ def idempotency_request_hash(*, method: str, path: str, body: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _recorded_memory_ids(body: dict) -> list[str]:
+    """The memories a recorded response names: `id` of a store, `results[].id` of a sync."""
+    if isinstance(body.get("id"), str):
+        return [body["id"]]
+    results = body.get("results")
+    if not isinstance(results, list):
+        return []
+    return [item["id"] for item in results if isinstance(item, dict) and isinstance(item.get("id"), str)]
+
+
 def _replay(record: IdempotencyRecord, request_hash: str) -> IdempotentResponse:
     if record.request_hash != request_hash:
         raise Conflict(
             "This Idempotency-Key was used in the last 24 hours for a different request (another body or "
             "path). Send a new key for a new request, or repeat the first request exactly."
         )
+    # A replay answers what the first request did; once a memory it stored is deleted, that answer
+    # would hand out a dead id as if it were stored (201). The write is not run again either — the
+    # client asked for at most once — so the answer is that the memory is gone.
+    named = set(_recorded_memory_ids(record.response_body))
+    if named:
+        alive = set(Memory.objects.filter(mind_id=record.mind_id, pk__in=named).values_list("pk", flat=True))
+        deleted = sorted(named - alive)
+        if deleted:
+            raise NotFound(
+                f"The memory this Idempotency-Key stored ({', '.join(deleted[:3])}) has been deleted since, so its "
+                "response is not replayed and the write does not run again. Send a new key to store it again."
+            )
     current_span().decision({"decision": "idempotency.replay", "key_record": record.pk})
     return IdempotentResponse(status=record.response_status, body=record.response_body, replayed=True)
 

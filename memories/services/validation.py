@@ -25,6 +25,7 @@ from memories.emotions import emotion_canonical, known_emotion_labels
 from memories.keys import key_given_or_derived
 from memories.limits import (
     MAX_ATTRIBUTES_BYTES,
+    MAX_ATTRIBUTES_DEPTH,
     MAX_CONTENT_CHARS,
     MAX_EMOTION_CHARS,
     MAX_ENTITIES,
@@ -36,6 +37,7 @@ from memories.limits import (
 )
 from memories.models import Category, EventPrecision, Priority, Source, Speaker
 from memoryproject.core.domain import ValidationFailed, unknown_fields_refuse
+from memoryproject.core.jsonbounds import json_depth
 from memoryproject.core.timeinput import parse_time
 
 # A memory key: letters, digits and _ . : -, starting with a letter or digit.
@@ -219,10 +221,33 @@ def _list(value: object, rule: FieldRule) -> list[str]:
     return items
 
 
+def _holds_nul(value: object) -> bool:
+    """Whether a NUL character is in any key or string of `value` (depth already bounded)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            if any("\x00" in str(key) for key in item):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _object(value: object, rule: FieldRule) -> dict:
     if not isinstance(value, dict):
         raise _FieldError([f'Expected a dictionary of items but got type "{type(value).__name__}".'])
     cleaned = {str(name): item for name, item in value.items()}
+    if json_depth(cleaned, stop_above=MAX_ATTRIBUTES_DEPTH) > MAX_ATTRIBUTES_DEPTH:
+        raise _FieldError(
+            [f"Nested deeper than {MAX_ATTRIBUTES_DEPTH} levels; at most {MAX_ATTRIBUTES_DEPTH} are allowed."]
+        )  # noqa: E501
+    if _holds_nul(cleaned):  # PostgreSQL's jsonb takes no NUL, in a key or a value, at any depth
+        raise _FieldError([NO_NULL_CHARACTERS])
     if rule.max_bytes is not None:
         try:
             size = len(json.dumps(cleaned, ensure_ascii=False).encode("utf-8"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.http import HttpResponse
 from rest_framework import status
@@ -10,9 +12,22 @@ from rest_framework.renderers import JSONRenderer
 
 from memoryproject.embedded.outage import DATABASE_RETRY_AFTER_SECONDS
 
+# A lone surrogate: valid in JSON text (`"\\ud800"`), not in UTF-8, so not in a response.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD: messages quote what the client sent, and a
+    quoted lone surrogate made the error itself fail to render (a 500)."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
 
 def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+    fields = {
+        _encodable(str(name)): [_encodable(str(item)) for item in problems] if isinstance(problems, list) else problems
+        for name, problems in (fields or {}).items()
+    }
+    return {"error": {"code": code, "message": _encodable(message), "fields": fields}}
 
 
 def error_response(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from memoryproject.core.api.fields import StrictCharField, StrictChoiceField, StrictEmailField
+from memoryproject.core.api.strict import RejectUnknownFieldsMixin
 from minds.access import Access
 from minds.models import Mind, MindKey, MindShare, ShareAccess
 
@@ -19,25 +21,29 @@ ACCESS_LEVELS = [level.label for level in sorted(Access, reverse=True)]
 # --- Accounts -------------------------------------------------------------------------------
 
 
-class RegisterInputSerializer(serializers.Serializer):
-    email = serializers.EmailField(max_length=EMAIL_MAX_CHARS)
-    password = serializers.CharField(max_length=PASSWORD_MAX_CHARS, trim_whitespace=False)
+# Every body below refuses a field it does not declare and a value of the wrong JSON type with the
+# 400 of the memory endpoints: {"name": 12345, "bogus": 1} is told, not stored as "12345".
 
 
-class LoginInputSerializer(serializers.Serializer):
+class RegisterInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    email = StrictEmailField(max_length=EMAIL_MAX_CHARS)
+    password = StrictCharField(max_length=PASSWORD_MAX_CHARS, trim_whitespace=False)
+
+
+class LoginInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     # Not an EmailField: a wrong login is a 401, whatever was typed.
-    email = serializers.CharField(max_length=EMAIL_MAX_CHARS)
-    password = serializers.CharField(max_length=PASSWORD_MAX_CHARS, trim_whitespace=False)
+    email = StrictCharField(max_length=EMAIL_MAX_CHARS)
+    password = StrictCharField(max_length=PASSWORD_MAX_CHARS, trim_whitespace=False)
 
 
-class TokenRefreshInputSerializer(serializers.Serializer):
-    refresh = serializers.CharField(
+class TokenRefreshInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    refresh = StrictCharField(
         help_text="The latest refresh token from /login, /register or /token/refresh (each works once)."
     )
 
 
-class LogoutInputSerializer(serializers.Serializer):
-    refresh = serializers.CharField(help_text="The login's latest refresh token; it and its access tokens are revoked.")
+class LogoutInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    refresh = StrictCharField(help_text="The login's latest refresh token; it and its access tokens are revoked.")
 
 
 class UserSerializer(serializers.Serializer):
@@ -84,14 +90,14 @@ class MindCreatedSerializer(MindSerializer):
         return self.context["mind_key"]
 
 
-class MindCreateInputSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(max_length=MIND_DESCRIPTION_MAX_CHARS, allow_blank=True, required=False)
+class MindCreateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    name = StrictCharField(max_length=200)
+    description = StrictCharField(max_length=MIND_DESCRIPTION_MAX_CHARS, allow_blank=True, required=False)
 
 
-class MindUpdateInputSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(max_length=MIND_DESCRIPTION_MAX_CHARS, allow_blank=True, required=False)
+class MindUpdateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    name = StrictCharField(max_length=200, required=False)
+    description = StrictCharField(max_length=MIND_DESCRIPTION_MAX_CHARS, allow_blank=True, required=False)
 
 
 # --- Keys -----------------------------------------------------------------------------------
@@ -116,8 +122,8 @@ class MindKeyIssuedSerializer(serializers.Serializer):
     mind_key = serializers.CharField(source="plaintext", help_text="The key in plain text. Shown only this once.")
 
 
-class MindKeyIssueInputSerializer(serializers.Serializer):
-    label = serializers.CharField(max_length=100, allow_blank=True, required=False, help_text="What uses the key.")
+class MindKeyIssueInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    label = StrictCharField(max_length=100, allow_blank=True, required=False, help_text="What uses the key.")
 
 
 # --- Shares ---------------------------------------------------------------------------------
@@ -132,10 +138,10 @@ class MindShareSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class MindShareCreateInputSerializer(serializers.Serializer):
-    user_email = serializers.EmailField(max_length=EMAIL_MAX_CHARS, help_text="An account that exists.")
-    acl = serializers.ChoiceField(choices=ShareAccess.choices)
+class MindShareCreateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    user_email = StrictEmailField(max_length=EMAIL_MAX_CHARS, help_text="An account that exists.")
+    acl = StrictChoiceField(ShareAccess.values)
 
 
-class MindShareUpdateInputSerializer(serializers.Serializer):
-    acl = serializers.ChoiceField(choices=ShareAccess.choices)
+class MindShareUpdateInputSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    acl = StrictChoiceField(ShareAccess.values)

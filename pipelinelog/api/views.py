@@ -8,6 +8,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memoryproject.core.api.fields import TIME_SCHEMA
 from memoryproject.core.api.params import MIND_HEADER, MIND_PARAM
 from memoryproject.core.pagination import DEFAULT_PAGE_LIMIT, LimitOffsetPaging, page_response
 from minds.access import Access
@@ -24,13 +25,22 @@ LOG_LIST_LIMIT = DEFAULT_PAGE_LIMIT
 _MIND_PARAMETER = OpenApiParameter(
     MIND_PARAM, OpenApiTypes.STR, description=f"The mind (humans; a Mind Key reads its own). Or header {MIND_HEADER}."
 )
+# Text filters take no NUL character (Django's form fields refuse it).
+_TEXT = {"type": "string", "pattern": "^[^\\x00]*$"}
+# A time, or empty: an empty filter is no filter, as for every filter of the log.
+_TIME_OR_EMPTY = {**TIME_SCHEMA, "anyOf": [*TIME_SCHEMA["anyOf"], {"type": "string", "maxLength": 0}]}
 _FILTER_PARAMETERS = [
-    OpenApiParameter("turn_id", OpenApiTypes.STR, description="Rows of this turn."),
-    OpenApiParameter("span_id", OpenApiTypes.UUID, description="Rows of this span."),
-    OpenApiParameter("node", OpenApiTypes.STR, description="Rows of this node, e.g. memories.store."),
+    OpenApiParameter("turn_id", _TEXT, description="Rows of this turn."),
+    OpenApiParameter(
+        "span_id",
+        # Empty means no filter, as for every filter of the log.
+        {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "string", "maxLength": 0}]},
+        description="Rows of this span.",
+    ),
+    OpenApiParameter("node", _TEXT, description="Rows of this node, e.g. memories.store."),
     OpenApiParameter("kind", OpenApiTypes.STR, enum=Kind.values, description="Rows of this kind."),
-    OpenApiParameter("since", OpenApiTypes.STR, description="Rows at or after this time (ISO 8601 or epoch seconds)."),
-    OpenApiParameter("until", OpenApiTypes.STR, description="Rows at or before this time (ISO 8601 or epoch seconds)."),
+    OpenApiParameter("since", _TIME_OR_EMPTY, description="Rows at or after this time (ISO 8601 or epoch seconds)."),
+    OpenApiParameter("until", _TIME_OR_EMPTY, description="Rows at or before this time (ISO 8601 or epoch seconds)."),
 ]
 
 

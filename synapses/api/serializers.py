@@ -6,6 +6,7 @@ one query by the view, so a page of knots or edges never reads an entity per row
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.api.serializers import MemorySerializer
@@ -44,6 +45,7 @@ def _names(context: dict, ids) -> list[str]:
     return [names[entity_id] for entity_id in ids if entity_id in names]
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ROW_ID})
 class RowIdField(serializers.IntegerField):
     """A knot, entity or goal id in a JSON body: a JSON integer ≥ 1 (not "5", 5.0 or true)."""
 

@@ -200,3 +200,20 @@ def _wait_until_a_backend_waits_for_a_lock():
 
         if not wait_for(blocked, seconds=30):
             raise AssertionError("The second request never blocked on the first one's claim of the key.")
+
+
+@pytest.mark.parametrize("path", ["/memory", "/memory/sync"])
+def test_a_replay_after_the_memory_was_deleted_answers_404_not_the_dead_id(mind, path):
+    memory = {"category": "fact", "content": "Anna's birthday is in May"}
+    body = memory if path == "/memory" else {"memories": [memory]}
+    first = post(mind.agent, body, "k-deleted", path)
+    memory_id = first.json()["id"] if path == "/memory" else first.json()["results"][0]["id"]
+    assert mind.agent.delete(f"/memory/{memory_id}").status_code == 200
+
+    replay = post(mind.agent, body, "k-deleted", path)
+
+    assert first.status_code in (200, 201)
+    assert replay.status_code == 404
+    assert replay.json()["error"]["code"] == "not_found"
+    assert memory_id in replay.json()["error"]["message"]
+    assert not Memory.objects.filter(mind=mind.mind).exists()  # the write did not run again

@@ -50,7 +50,10 @@ def test_creating_a_mind_needs_a_name(owner):
     response = owner.client.post("/minds", {"name": "   ", "description": 5}, format="json")
 
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {"name": ["This field may not be blank."]}
+    assert response.json()["error"]["fields"] == {
+        "name": ["This field may not be blank."],
+        "description": ["Must be a string."],  # not stored as "5"
+    }
     assert Mind.objects.count() == 0
 
 
@@ -357,7 +360,7 @@ def test_sharing_names_every_bad_field(owner, mind):
     assert response.status_code == 400
     fields = response.json()["error"]["fields"]
     assert sorted(fields) == ["acl", "user_email"]
-    assert fields["acl"] == ['"god" is not a valid choice.']
+    assert fields["acl"] == ['"god" is not allowed. Use one of: read, write, admin.']
 
 
 def test_the_share_list_shows_who_has_access(owner, mind, reader, writer):

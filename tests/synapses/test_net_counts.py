@@ -89,11 +89,11 @@ def test_an_expired_memory_is_not_pending(mind):
     assert mind.agent.get("/memory/health").json()["pending_promotion"] == 0
 
 
-def test_health_counts_every_knot_the_active_ones_and_every_edge_row(api, net, other_mind):
+def test_health_counts_every_knot_the_active_ones_and_every_edge_row(staff, net, other_mind):
     theirs = remember(other_mind.mind, agent_caller(other_mind.mind), category="fact", content="theirs")
     knot_make(memory=theirs, linked=True)
     cache.delete(HEALTH_STATS_CACHE_KEY)
-    stats = api.get("/health").json()["stats"]
+    stats = staff.get("/health").json()["stats"]
     assert (stats["knots"], stats["knots_active"], stats["edges"]) == (5, 4, 2)
     assert stats["memories"] == 6
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memoryproject.core.timeinput import parse_duration, parse_time
+from memoryproject.core.timeinput import MAX_EPOCH_SECONDS, parse_duration, parse_time
 
 
 def choices_help(choices: Iterable[str]) -> str:
@@ -32,6 +32,17 @@ class StrictChoiceField(serializers.ChoiceField):
 
 class StrictCharField(serializers.CharField):
     """Only JSON strings (DRF's CharField would turn 42 into "42")."""
+
+    default_error_messages = {"not_a_string": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        return super().to_internal_value(data)
+
+
+class StrictEmailField(serializers.EmailField):
+    """Only JSON strings, then an email address (DRF's EmailField would turn 42 into "42" first)."""
 
     default_error_messages = {"not_a_string": "Must be a string."}
 
@@ -86,8 +97,22 @@ class _ParsedField(serializers.Field):
             self.fail("invalid", reason=str(error))
 
 
-# In the schema: an ISO 8601 string (epoch seconds are accepted too, see the description).
-@extend_schema_field({"type": "string", "format": "date-time", "description": "ISO 8601 or epoch seconds"})
+# In the schema: an ISO 8601 string or epoch seconds — both are accepted, so the document says both.
+# Epoch seconds as a number: a whole number from 0, or a fraction from 0.0001 (smaller ones print
+# as 1e-05, which the parser does not read), up to the year 9999.
+_EPOCH_SECONDS_SCHEMAS = [
+    {"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_SECONDS},
+    {"type": "number", "minimum": 0.0001, "maximum": MAX_EPOCH_SECONDS},
+]
+
+
+TIME_SCHEMA = {
+    "anyOf": [{"type": "string", "format": "date-time"}, *_EPOCH_SECONDS_SCHEMAS],
+    "description": "ISO 8601 or epoch seconds",
+}
+
+
+@extend_schema_field(TIME_SCHEMA)
 class FlexibleTimeField(_ParsedField):
     """ISO 8601 or epoch seconds in; ISO 8601 UTC out."""
 
@@ -100,7 +125,25 @@ class FlexibleTimeField(_ParsedField):
 # --- Durations ------------------------------------------------------------------------------
 
 
-@extend_schema_field({"type": "string", "example": "7d"})
+# Durations the document promises: 1–99999 of a unit (s when none), always within the longest
+# duration. The parser takes more (fractions, blanks, bigger counts of seconds): a client keeping to
+# the pattern is never refused.
+DURATION_PATTERN = r"^[1-9][0-9]{0,4}[smhdw]?$"
+
+
+# Seconds as a number: from 0.0001 (smaller ones print as 1e-05, which the parser does not read). A
+# query string carries them as text, which the parser reads the same.
+DURATION_SCHEMA = {
+    "anyOf": [
+        {"type": "number", "minimum": 0.0001, "maximum": MAX_EPOCH_SECONDS},
+        {"type": "string", "pattern": DURATION_PATTERN},
+    ],
+    "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
+    "example": "7d",
+}
+
+
+@extend_schema_field(DURATION_SCHEMA)
 class DurationParamField(_ParsedField):
     """Seconds or `<n>s|m|h|d|w` → timedelta; the default is written the same way."""
 
@@ -111,17 +154,9 @@ class DurationParamField(_ParsedField):
         return parse_duration(super().get_default())
 
 
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "number", "minimum": 0, "exclusiveMinimum": True},
-            {"type": "string", "pattern": r"^\d+(\.\d+)?[smhdw]?$"},
-        ],
-        "description": "Seconds, or a number with a unit s, m, h, d or w (7d).",
-    }
-)
 class BodyDurationField(DurationParamField):
-    """A duration in a JSON body, where it may also be a number of seconds (only the schema differs)."""
+    """A duration in a JSON body: the same rules and schema as in a query string (kept apart for the
+    fields' declarations, which say where they are read)."""
 
 
 # --- Query-string and body numbers ----------------------------------------------------------
@@ -153,6 +188,17 @@ class QueryIntegerField(serializers.IntegerField):
         if self.min_value is not None and self.max_value is not None:
             return f"Use a whole number from {self.min_value} to {self.max_value}."
         return "Use a whole number, 0 or more."
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """Only JSON integers (DRF's IntegerField accepts "1", 1.0 and true); the rest of its rules stay."""
+
+    default_error_messages = {"not_an_integer": "Must be a whole number."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("not_an_integer")
+        return super().to_internal_value(data)
 
 
 class BodyIntegerField(serializers.IntegerField):
