@@ -154,9 +154,10 @@ def test_the_import_is_set_based_its_queries_do_not_grow_with_the_rows(fresh, tm
     with CaptureQueriesContext(connection) as queries:
         run(path, mind=fresh.pk)
     # The mind with its owner; the command's transaction for the mind (a savepoint here and its
-    # release, 2); then the service's lock query, savepoint and insert (3), audit rows, the mind's
-    # webhooks read for the event (1).
-    assert len(queries) == 1 + 2 + 2 + 1 + 3 + 1 + 1
+    # release, 2); the mind's embedder read and, on its first vectors, recorded (2); then the
+    # service's lock query, savepoint and insert (3), audit rows, the mind's webhooks read for the
+    # event (1).
+    assert len(queries) == 1 + 2 + 2 + 2 + 1 + 3 + 1 + 1
 
 
 def test_wrong_net_rows_leave_nothing_written(exported, fresh):

@@ -6,7 +6,11 @@ Every budget counts the same frame, written once here instead of per test:
 - LOG (4): the pipeline log's flush at the end of the request — the mind's row checked, then a
   SAVEPOINT, the COPY of the log rows and its RELEASE;
 - WEBHOOKS (1, writes only): the mind's enabled webhooks read for the change's event
-  (webhooks.receivers), none here.
+  (webhooks.receivers), none here;
+- EMBEDDER (1, where vectors are written or compared): the mind's recorded embedder, read so that
+  a mind never mixes vectors of two embedders; the mind's first vectors also record it (CLAIM).
+The agent's mind holds one memory before each test, so its embedder is recorded: the budgets are
+those of a mind in use, and the first store's one more is its own test.
 Inside a test every transaction is a savepoint (SAVEPOINT … RELEASE, 2 statements) of the test's
 own; in production the same two are BEGIN and COMMIT.
 
@@ -24,12 +28,16 @@ AUTH = 1
 LOG = 4
 TRANSACTION = 2  # SAVEPOINT + RELEASE of the service's transaction
 WEBHOOKS = 1  # the mind's enabled webhooks, read once per write's event
+EMBEDDER = 1  # the mind's recorded embedder, read before its vectors are written or compared
+CLAIM = 1  # the UPDATE recording it, on the mind's first vectors
 
 
 @pytest.fixture
 def agent(mind):
-    """The mind's agent client, its key already used once (no `last_used_at` write to come)."""
+    """The mind's agent client, its key already used once (no `last_used_at` write to come), its
+    mind's embedder recorded by a first memory."""
     assert mind.agent.get("/memory/stats").status_code == 200
+    store(mind.agent, key="first", content="The first memory records the embedder")
     return mind.agent
 
 
@@ -39,16 +47,22 @@ def store(client, **fields):
     return response.json()
 
 
-def test_storing_a_new_memory_costs_thirteen_queries(agent, django_assert_num_queries):
+def test_storing_a_new_memory_costs_fourteen_queries(agent, django_assert_num_queries):
     # The lock query finding no (category, key); the INSERT in its own savepoint (2 + 1); the audit row.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 3 + 1 + WEBHOOKS + LOG):
         store(agent, key="city", content="Berlin")
 
 
-def test_an_upsert_that_changes_the_memory_costs_eleven_queries(agent, django_assert_num_queries):
+def test_a_minds_first_memory_costs_one_more_query_the_record_of_its_embedder(mind, django_assert_num_queries):
+    assert mind.agent.get("/memory/stats").status_code == 200
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + CLAIM + 1 + 3 + 1 + WEBHOOKS + LOG):
+        store(mind.agent, key="city", content="Berlin")
+
+
+def test_an_upsert_that_changes_the_memory_costs_twelve_queries(agent, django_assert_num_queries):
     store(agent, key="city", content="Berlin")
     # The lock query finding the memory; its UPDATE; the audit row.
-    with django_assert_num_queries(AUTH + TRANSACTION + 3 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 3 + WEBHOOKS + LOG):
         store(agent, key="city", content="Hamburg")
 
 
@@ -65,18 +79,18 @@ def _items(count: int, suffix: str = "") -> dict:
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_a_sync_of_new_memories_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_a_sync_of_new_memories_costs_fourteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     # The lock query; one bulk INSERT in its savepoint (2 + 1); one bulk INSERT of the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 3 + 1 + WEBHOOKS + LOG):
         assert agent.post("/memory/sync", _items(count), format="json").status_code == 200
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_a_sync_rewriting_memories_costs_fourteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_a_sync_rewriting_memories_costs_fifteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     agent.post("/memory/sync", _items(count), format="json")
     # The lock query; the empty insert's savepoint (2, no INSERT); the bulk UPDATE of the stamps
     # and the bulk UPDATE of the rewritten contents and vectors; the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 2 + 2 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 2 + 2 + 1 + WEBHOOKS + LOG):
         assert agent.post("/memory/sync", _items(count, " (new)"), format="json").status_code == 200
 
 
@@ -89,14 +103,14 @@ def _document(count: int, suffix: str, updated_at: str) -> dict:
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_an_import_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_an_import_costs_fourteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     # Creating: the lock query; one bulk INSERT in its savepoint (2 + 1); the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 3 + 1 + WEBHOOKS + LOG):
         body = agent.post("/mind/import", _document(count, "", "2020-01-01T00:00:00Z"), format="json").json()
     assert body["created"] == count
     # Replacing with a later version: the lock query; the empty insert's savepoint (2); one bulk
     # UPDATE (up to 100 rows); the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 2 + 1 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 2 + 1 + 1 + WEBHOOKS + LOG):
         body = agent.post("/mind/import", _document(count, "!", "2025-06-01T00:00:00Z"), format="json").json()
     assert body["updated"] == count
 
@@ -108,9 +122,9 @@ def test_recall_costs_seven_queries(agent, django_assert_num_queries):
         assert agent.get("/memory/recall").status_code == 200
 
 
-def test_search_costs_ten_queries(agent, django_assert_num_queries):
+def test_search_costs_eleven_queries(agent, django_assert_num_queries):
     agent.post("/memory/sync", _items(30), format="json")
     # In one read transaction: the vector index settings (set_config), the fused text + vector
     # ranking, and the memories of the hits.
-    with django_assert_num_queries(AUTH + TRANSACTION + 3 + LOG):
+    with django_assert_num_queries(AUTH + EMBEDDER + TRANSACTION + 3 + LOG):
         assert agent.get("/memory/search?q=fact").status_code == 200

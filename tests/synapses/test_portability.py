@@ -304,7 +304,9 @@ def test_the_nets_import_costs_the_same_queries_whatever_its_size(mind, owner, k
     _, issued = mind_create(owner=owner.user, name="Copy")
     copier = client_with_token(issued.plaintext)
     copier.get("/memory/stats")  # the key's last_used_at written before counting
-    memory_part = 1 + 2 + 1 + 3 + 1 + 1 + 4  # as tests/memories/test_query_budgets.py counts an import
+    # As tests/memories/test_query_budgets.py counts an import, into a mind without vectors yet:
+    # its embedder read and recorded (2).
+    memory_part = 1 + 2 + 2 + 1 + 3 + 1 + 1 + 4
     # The net's savepoint (2); the existing knots, their INSERT, the presence INSERT; the existing
     # links, their INSERT, which ends the memories' wait for promotion in the database (no
     # entities, edges or goals in the file).
