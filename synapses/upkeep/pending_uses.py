@@ -32,8 +32,9 @@ from synapses.events import KnotEvent, knots_changed
 from synapses.models import Knot, KnotPresence, MemoryKnot, PendingUse
 from synapses.upkeep.triggers import knot_edges_recompute
 
-# Decimals of a nearness in the report (as reinforcement's).
-_DECIMALS = 4
+# Decimals of a nearness in reinforcement's report and here (the cosine is not more precise than
+# that in any use).
+NEARNESS_DECIMALS = 4
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def offered_memories(*, mind_id: str, memory_ids: Sequence[str], vector, now: da
         if knot_id is not None:
             knots.append(knot_id)
         elif distance is not None:
-            pending.append(PendingNearness(memory_id, round(1.0 - float(distance), _DECIMALS)))
+            pending.append(PendingNearness(memory_id, round(1.0 - float(distance), NEARNESS_DECIMALS)))
         else:
             continue
         found.add(memory_id)

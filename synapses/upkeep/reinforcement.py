@@ -35,16 +35,13 @@ from synapses.config import synapse_settings
 from synapses.events import KnotEvent, knots_changed
 from synapses.models import Knot, KnotPresence
 from synapses.net.geometry import damp
-from synapses.upkeep.pending_uses import PendingNearness, offered_memories, pending_uses_record
+from synapses.upkeep.pending_uses import NEARNESS_DECIMALS, PendingNearness, offered_memories, pending_uses_record
 from synapses.upkeep.triggers import knot_edges_recompute
 
 # Why a report ended where it did (`outcome`).
 OUTCOME_EMPTY_ANSWER = "empty_answer"  # nothing to compare: no embedding computed
 OUTCOME_NO_CANDIDATES = "no_candidates"  # no offered id is an active knot or a pending memory of the mind
 OUTCOME_COMPUTED = "computed"  # nearness computed; zero or more knots reinforced
-
-# Decimals of a nearness in the report (the cosine is not more precise than that in any use).
-NEARNESS_DECIMALS = 4
 
 
 @dataclass(frozen=True)
