@@ -257,13 +257,14 @@ def test_a_forked_child_exiting_does_not_stop_the_server_of_its_parent(var_dir):
     completed = python(
         var_dir,
         "import os, sys, django; django.setup()\n"
-        "from memoryproject.embedded.server import _postmaster\n"
+        "from memoryproject.embedded.server import synapse_postmaster\n"
         "from django.conf import settings\n"
         "child = os.fork()\n"
         "if child == 0:\n"
         "    sys.exit(0)\n"
         "os.waitpid(child, 0)\n"
-        "print('running after the child exited:', _postmaster(settings.VAR_DIR.resolve() / 'pgdata') is not None)",
+        "running = synapse_postmaster(settings.VAR_DIR.resolve() / 'pgdata') is not None\n"
+        "print('running after the child exited:', running)",
     )
 
     assert completed.stdout.strip() == "running after the child exited: True"

@@ -52,8 +52,8 @@ def test_a_container_without_a_limit_counts_the_machine_s_memory(memory):
 
 
 def test_a_recorded_process_is_the_same_when_its_start_time_reads_up_to_two_seconds_off():
-    assert embedded_db._same([4242, 1000.0], [4242, 1001.0])
-    assert embedded_db._same([4242, 1000.0], [4242, 998.0])
-    assert not embedded_db._same([4242, 1000.0], [4242, 1002.5])  # a later process of the same pid
-    assert not embedded_db._same([4243, 1000.0], [4242, 1000.0])
-    assert not embedded_db._same(None, [4242, 1000.0])
+    assert embedded_db.same_process([4242, 1000.0], [4242, 1001.0])
+    assert embedded_db.same_process([4242, 1000.0], [4242, 998.0])
+    assert not embedded_db.same_process([4242, 1000.0], [4242, 1002.5])  # a later process of the same pid
+    assert not embedded_db.same_process([4243, 1000.0], [4242, 1000.0])
+    assert not embedded_db.same_process(None, [4242, 1000.0])

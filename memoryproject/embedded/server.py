@@ -54,7 +54,7 @@ _CGROUP_MEMORY_MAX = Path("/sys/fs/cgroup/memory.max")
 # Exit status of `make stop-db` (the `stop` command) while `manage.py serve` runs on the server.
 SERVE_RUNNING_EXIT_STATUS = 1
 
-# How far apart two readings of one process's start time may be (seconds): see _same.
+# How far apart two readings of one process's start time may be (seconds): see same_process.
 START_TIME_TOLERANCE_SECONDS = 2.0
 
 # Data directories this process attached to, with the pid that attached: a forked child (gunicorn,
@@ -112,7 +112,7 @@ def embedded_database_url(data_dir: Path, *, shared_buffers_mb: int | None = Non
                 _pg_ctl_restart(data_dir, log=server.log)
             clients["postmaster"] = _identity(_postmaster(data_dir))
         clients["starter"] = None
-        clients["clients"] = [client for client in _alive(clients["clients"]) if not _same(client, me)] + [me]
+        clients["clients"] = [client for client in _alive(clients["clients"]) if not same_process(client, me)] + [me]
     if data_dir not in _attached:
         _attached[data_dir] = os.getpid()
         atexit.register(_detach, data_dir)
@@ -141,7 +141,7 @@ def synapse_postmaster(data_dir: Path):
     data_dir = data_dir.resolve()
     with _clients_file(data_dir) as clients:
         running = _postmaster(data_dir)
-        if running is None or not _same(clients["postmaster"], _identity(running)):
+        if running is None or not same_process(clients["postmaster"], _identity(running)):
             return None
         return running
 
@@ -195,11 +195,11 @@ def _detach(data_dir: Path) -> None:
         return  # deleted under us (`make clean-db`): nothing left to stop
     with _clients_file(data_dir) as clients:
         me = _identity(_this_process())
-        clients["clients"] = [client for client in _alive(clients["clients"]) if not _same(client, me)]
+        clients["clients"] = [client for client in _alive(clients["clients"]) if not same_process(client, me)]
         postmaster = _postmaster(data_dir)
         if postmaster is None:
             clients["postmaster"] = clients["starter"] = None
-        elif not clients["clients"] and _same(clients["postmaster"], _identity(postmaster)):
+        elif not clients["clients"] and same_process(clients["postmaster"], _identity(postmaster)):
             _pg_ctl_stop(data_dir)
             clients["postmaster"] = None
 
@@ -262,7 +262,7 @@ def _identity(process) -> list:
     return [process.pid, process.create_time()]
 
 
-def _same(recorded: list | None, identity: list) -> bool:
+def same_process(recorded: list | None, identity: list) -> bool:
     """Whether a recorded [pid, start time] is the process `identity` names.
 
     psutil derives a start time from the boot time, which the kernel recomputes from the clock:
@@ -285,7 +285,7 @@ def _alive(identities: list[list]) -> list[list]:
     alive = []
     for pid, created in identities:
         try:
-            if _same([pid, created], _identity(psutil.Process(pid))):
+            if same_process([pid, created], _identity(psutil.Process(pid))):
                 alive.append([pid, created])
         except psutil.Error:  # gone, or (not as root) not ours to inspect: not a client of ours
             pass
