@@ -119,6 +119,15 @@ def mind_embedder_check(mind_id: str, name: str, *, claim: bool = False) -> None
     mind_embedder_refuse(mind_id, recorded=recorded, running=name)
 
 
+def mind_embedder_check_loaded(mind: Mind, name: str) -> None:
+    """mind_embedder_check(claim=True) for a mind row this request already read (the Mind Key's
+    or the session's): no second read of the mind on the store path once it records an embedder."""
+    if mind.embedding_model:
+        mind_embedder_refuse(mind.pk, recorded=mind.embedding_model, running=name)
+    else:  # its first vectors, or another process claimed it since the row was read: read and claim
+        mind_embedder_check(mind.pk, name, claim=True)
+
+
 def mind_embedder_refuse(mind_id: str, *, recorded: str, running: str) -> None:
     """EmbedderMismatch when the mind records another embedder than `running` (a loaded mind's field)."""
     if recorded and recorded != running:

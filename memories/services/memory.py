@@ -15,7 +15,7 @@ from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from memories.embedders import get_embedder
-from memories.embedders.installation import mind_embedder_check
+from memories.embedders.installation import mind_embedder_check, mind_embedder_check_loaded
 from memories.eventtime import EventTimeError, event_time_parse, period_start
 from memories.keys import content_hash_of, key_given_or_derived
 from memories.lifecycle import MemoryEvent, memories_changed
@@ -122,9 +122,17 @@ def embed_all(memories: list[Memory]) -> None:
         return
     embedder = get_embedder()
     vectors = embedder.embed([memory.content for memory in memories])  # a server that is down is told first
-    for mind_id in sorted({memory.mind_id for memory in memories}):
-        # Never a second vector space in one mind (a 409 that says to run `reembed`).
-        mind_embedder_check(mind_id, embedder.name, claim=True)
+    # Never a second vector space in one mind (a 409 that says to run `reembed`); a mind row the
+    # request already read is checked as read.
+    loaded: dict[str, Mind | None] = {}
+    for memory in memories:
+        mind = memory.mind if Memory.mind.is_cached(memory) else None
+        loaded[memory.mind_id] = loaded.get(memory.mind_id) or mind
+    for mind_id, mind in sorted(loaded.items()):
+        if mind is None:
+            mind_embedder_check(mind_id, embedder.name, claim=True)
+        else:
+            mind_embedder_check_loaded(mind, embedder.name)
     for memory, vector in zip(memories, vectors, strict=True):
         memory.embedding, memory.embedding_model = vector, embedder.name
 
@@ -284,6 +292,7 @@ def memory_store(*, mind: Mind, fields: dict, caller: Caller, turn_id: str = "")
             _audit(memory, action=AuditAction.CREATED, caller=caller, changed=[], turn_id=turn_id, now=now)
             memories_changed(event=MemoryEvent.CREATED, mind_id=mind.pk, memory_ids=[memory.pk])
             return StoreResult(memory=memory, created=True, changed_fields=())
+    existing.mind = mind  # the row the caller read: a new content's embedder check reads no mind again
     changed = memory_changes_apply(
         existing, fields=fields, source=source, caller=caller, turn_id=turn_id, now=now, claim_on_any_change=True
     )

@@ -7,8 +7,10 @@ Every budget counts the same frame, written once here instead of per test:
   SAVEPOINT, the COPY of the log rows and its RELEASE;
 - WEBHOOKS (1, writes only): the mind's enabled webhooks read for the change's event
   (webhooks.receivers), none here;
-- EMBEDDER (1, where vectors are written or compared): the mind's recorded embedder, read so that
-  a mind never mixes vectors of two embedders; the mind's first vectors also record it (CLAIM).
+- EMBEDDER (1, where vectors are written or compared without the mind's row at hand): the
+  mind's recorded embedder, read so that a mind never mixes vectors of two embedders — a store
+  and an upsert check the row the Mind Key's lookup read; a sync's rewrite and a search read it;
+  the mind's first vectors also record it (CLAIM, after a read).
 The agent's mind holds one memory before each test, so its embedder is recorded: the budgets are
 those of a mind in use, and the first store's one more is its own test.
 Inside a test every transaction is a savepoint (SAVEPOINT … RELEASE, 2 statements) of the test's
@@ -47,9 +49,9 @@ def store(client, **fields):
     return response.json()
 
 
-def test_storing_a_new_memory_costs_fourteen_queries(agent, django_assert_num_queries):
+def test_storing_a_new_memory_costs_thirteen_queries(agent, django_assert_num_queries):
     # The lock query finding no (category, key); the INSERT in its own savepoint (2 + 1); the audit row.
-    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 3 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         store(agent, key="city", content="Berlin")
 
 
@@ -59,10 +61,10 @@ def test_a_minds_first_memory_costs_one_more_query_the_record_of_its_embedder(mi
         store(mind.agent, key="city", content="Berlin")
 
 
-def test_an_upsert_that_changes_the_memory_costs_twelve_queries(agent, django_assert_num_queries):
+def test_an_upsert_that_changes_the_memory_costs_eleven_queries(agent, django_assert_num_queries):
     store(agent, key="city", content="Berlin")
     # The lock query finding the memory; its UPDATE; the audit row.
-    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 3 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 3 + WEBHOOKS + LOG):
         store(agent, key="city", content="Hamburg")
 
 
@@ -79,9 +81,9 @@ def _items(count: int, suffix: str = "") -> dict:
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_a_sync_of_new_memories_costs_fourteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_a_sync_of_new_memories_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     # The lock query; one bulk INSERT in its savepoint (2 + 1); one bulk INSERT of the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 3 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         assert agent.post("/memory/sync", _items(count), format="json").status_code == 200
 
 
@@ -103,9 +105,9 @@ def _document(count: int, suffix: str, updated_at: str) -> dict:
 
 
 @pytest.mark.parametrize("count", [3, 30])
-def test_an_import_costs_fourteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
+def test_an_import_costs_thirteen_queries_whatever_its_size(agent, count, django_assert_num_queries):
     # Creating: the lock query; one bulk INSERT in its savepoint (2 + 1); the audit rows.
-    with django_assert_num_queries(AUTH + TRANSACTION + EMBEDDER + 1 + 3 + 1 + WEBHOOKS + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 1 + 3 + 1 + WEBHOOKS + LOG):
         body = agent.post("/mind/import", _document(count, "", "2020-01-01T00:00:00Z"), format="json").json()
     assert body["created"] == count
     # Replacing with a later version: the lock query; the empty insert's savepoint (2); one bulk
