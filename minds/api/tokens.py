@@ -69,17 +69,19 @@ def token_decoded(raw: str | bytes, token_class: type[Token]) -> Token:
     expired = ACCESS_EXPIRED if token_class is AccessToken else REFRESH_EXPIRED
     wrong_type = WRONG_TYPE_FOR_ACCESS if token_class is AccessToken else WRONG_TYPE_FOR_REFRESH
     try:
-        untyped = UntypedToken(raw)  # signature and expiry, whatever the type
+        return token_class(raw)  # one decode for a good token; a refresh token also checks the blacklist
+    except TokenError:
+        pass
+    # Refused: decoded again, whatever the type, only to say why.
+    try:
+        untyped = UntypedToken(raw)
     except ExpiredTokenError:
         raise _refused(expired, CODE_EXPIRED) from None
     except TokenError:
         raise _refused(UNREADABLE, CODE_INVALID) from None
     if untyped.get(jwt_settings.TOKEN_TYPE_CLAIM) != token_class.token_type:
         raise _refused(wrong_type, CODE_WRONG_TYPE)
-    try:
-        return token_class(raw)  # a refresh token also checks the blacklist here
-    except TokenError:
-        raise _refused(ROTATED, CODE_REVOKED) from None
+    raise _refused(ROTATED, CODE_REVOKED)
 
 
 def token_user(token: Token):

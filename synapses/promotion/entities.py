@@ -110,7 +110,7 @@ def explicit_names_create(*, mind_id: str, names: list[str], now: datetime) -> s
     if not explicit:
         return set()
     with connection.cursor() as cursor:
-        cursor.execute(ENTITIES_INSERT_SQL["key"], {"mind": mind_id, "names": explicit, "now": now})
+        cursor.execute(ENTITIES_INSERT_SQL, {"mind": mind_id, "names": explicit, "now": now})
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -143,7 +143,7 @@ def memory_entities_resolve(
             created = len(mine)
             created_keys -= mine
         elif to_create:
-            cursor.execute(ENTITIES_INSERT_SQL["key"], {"mind": mind_id, "names": to_create, "now": now})
+            cursor.execute(ENTITIES_INSERT_SQL, {"mind": mind_id, "names": to_create, "now": now})
             mine = {row[0] for row in cursor.fetchall()}
             created = len(mine)
         grams = content_ngrams(content)

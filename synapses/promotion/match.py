@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from synapses.net.contrast import Contrast, facts_contrast
+from synapses.net.contrast import Contrast, Facts
 from synapses.promotion.knots import Nearest
 
 
@@ -35,10 +35,11 @@ def match_pick(content: str, nearest: Sequence[Nearest], threshold: float) -> Ma
     """The closest of `nearest` (closest first) at or above `threshold` whose content states the
     same fact as `content` (the knot's content the older, the memory's the newer)."""
     contrasts: list[tuple[Nearest, Contrast]] = []
+    newer = Facts.of(content)  # read once, compared with each near knot
     for near in nearest:
         if near.cosine < threshold:
             break
-        contrast = facts_contrast(near.content, content)
+        contrast = Facts.of(near.content).contrast(newer)
         if contrast is None:
             return MatchChoice(matched=near, contrasts=contrasts)
         contrasts.append((near, contrast))

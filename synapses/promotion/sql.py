@@ -112,9 +112,8 @@ UPDATE {knot}
 # transactions creating the same names insert them in the same order and never deadlock). A
 # name another transaction inserts at the same moment waits for it, then conflicts: DO NOTHING
 # (the unique index on (mind, lower(name))), and the SELECT of ENTITIES_OF_KEYS_SQL, a new
-# statement, sees it. It returns the key, lower(name), of each entity created (keyed "key": the one
-# variant since a memory's own names, too, are counted by their keys).
-_ENTITIES_INSERT_TEMPLATE = """
+# statement, sees it. It returns the key, lower(name), of each entity created.
+ENTITIES_INSERT_SQL = """
 INSERT INTO {entity} (mind_id, name, aliases, created_at)
 SELECT %(mind)s, given.name, '{{}}', %(now)s
   FROM unnest(%(names)s::varchar[]) WITH ORDINALITY AS given(name, n)
@@ -125,12 +124,8 @@ SELECT %(mind)s, given.name, '{{}}', %(now)s
                OR synapses_aliases_lower(known.aliases) @> ARRAY[lower(given.name)]))
  ORDER BY given.n
 ON CONFLICT DO NOTHING
-RETURNING {returning}
-"""
-ENTITIES_INSERT_SQL = {
-    returned: _ENTITIES_INSERT_TEMPLATE.format(returning=column, **TABLES)
-    for returned, column in (("key", "lower(name)"),)
-}
+RETURNING lower(name)
+""".format(**TABLES)
 
 # The mind's entities whose name or an alias is one of the keys. The keys arrive as one JSON
 # array: a content's hundred-odd n-grams as a text[] parameter cost the client a

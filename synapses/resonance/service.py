@@ -177,7 +177,7 @@ def _with_contradiction(
     return item
 
 
-def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str], contradicted_by: int | None) -> dict[str, Any]:
+def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str]) -> dict[str, Any]:
     reached = knot.reached
     memory_ids = [details.memory_id, *dict.fromkeys(m for m in details.linked if m != details.memory_id)]
     return {
@@ -196,7 +196,7 @@ def _item(knot: RankedKnot, details: KnotDetails, names: dict[int, str], contrad
         "shell": reached.shell,
         "rank_weight": knot.rank_weight,
         "superseded": details.superseded,
-        "contradicted_by": contradicted_by,
+        "contradicted_by": None,  # set by _with_contradiction, the one place that knows
         "path": [
             {
                 "from_knot_id": step.from_knot_id,
@@ -297,7 +297,7 @@ def resonance_of(
             _with_contradiction(
                 pending_item(k.rank, k.rank_weight, pending[k.reached.knot_id])
                 if k.reached.knot_id in pending
-                else _item(k, details[k.reached.knot_id], names, None),
+                else _item(k, details[k.reached.knot_id], names),
                 contradicted_by.get(k.reached.knot_id),
                 pending,
                 newer_memory,

@@ -44,6 +44,7 @@ from synapses.ui.forms import (
 )
 from synapses.upkeep.discovery import discovery_get, discovery_update
 from synapses.upkeep.entities import EntityChanged, entity_create, entity_delete, entity_merge, entity_update
+from synapses.upkeep.entity_edges import EdgeRowsChanged
 
 # Refusals of an entity change, shown on the form that was sent.
 ENTITY_CHANGE_ERRORS = (Conflict, ValidationFailed)
@@ -182,9 +183,8 @@ def _entities_context(request: HttpRequest, mind, level: Access, **forms) -> dic
     }
 
 
-def _edge_rows_phrase(changed: EntityChanged) -> str:
+def _edge_rows_phrase(rows: EdgeRowsChanged) -> str:
     """ "edges: 4 created, 2 updated, 0 deleted" — the rows Trigger 3 changed, counted in the table."""
-    rows = changed.edge_rows
     return f"edges: {rows.created} created, {rows.updated} updated, {rows.deleted} deleted"
 
 
@@ -192,7 +192,7 @@ def _changed_message(changed: EntityChanged, done: str) -> str:
     message = f"Entity {changed.entity.name} {done}."
     if changed.knots_gained:
         message += f" {changed.knots_gained} knot{'s' if changed.knots_gained != 1 else ''} changed; "
-        message += _edge_rows_phrase(changed) + "."
+        message += _edge_rows_phrase(changed.edge_rows) + "."
     return message
 
 
@@ -260,7 +260,7 @@ def entity_merge_view(request: HttpRequest, mind_id: str) -> HttpResponse:
         else:
             message = f"Entity {gone} merged into {changed.entity.name}: {changed.knots_gained} knot"
             message += f"{'s' if changed.knots_gained != 1 else ''} now carry {changed.entity.name}"
-            message += f"; {_edge_rows_phrase(changed)}."
+            message += f"; {_edge_rows_phrase(changed.edge_rows)}."
             messages.success(request, message)
             return redirect("ui-mind-entities", mind_id=mind.pk)
     context = _entities_context(request, mind, level, merge_form=form)
@@ -281,8 +281,7 @@ def entity_delete_view(request: HttpRequest, mind_id: str, entity_id: int) -> Ht
     else:
         count = deleted.knots_changed
         message = f"Entity {deleted.name} deleted: {count} knot{'s' if count != 1 else ''} no longer carry it"
-        rows = deleted.edge_rows
-        message += f"; edges: {rows.created} created, {rows.updated} updated, {rows.deleted} deleted."
+        message += f"; {_edge_rows_phrase(deleted.edge_rows)}."
         messages.success(request, message + " Discovery will not propose its names again (Ignored names).")
     return redirect("ui-mind-entities", mind_id=mind.pk)
 

@@ -34,7 +34,6 @@ from django.db.models import Q
 
 from memoryproject.core.domain import Conflict, ValidationFailed
 from synapses.models import Entity
-from synapses.net.edges import EdgesFormed
 from synapses.upkeep.discovery import names_ignore
 from synapses.upkeep.entity_edges import EdgeRowsChanged, entity_edges_refresh
 from synapses.upkeep.sql import (
@@ -56,7 +55,6 @@ class EntityChanged:
 
     entity: Entity
     knots_gained: int  # knots that carry the entity now and did not before
-    edges: EdgesFormed | None  # the Trigger 3 recomputation (None when nothing of the net changed)
     edge_rows: EdgeRowsChanged = EdgeRowsChanged()  # edge rows created, updated, deleted
 
 
@@ -122,11 +120,11 @@ def _knots_mentioning_gain(mind_id: str, entity_id: int, names: list[str]) -> li
 def _net_change(entity: Entity, knots_gained: list[int], former_ids: list[int] | None = None) -> EntityChanged:
     """Trigger 3 at once when knots changed (or entities were folded into this one)."""
     if not knots_gained and not former_ids:
-        return EntityChanged(entity=entity, knots_gained=0, edges=None)
+        return EntityChanged(entity=entity, knots_gained=0)
     rows = entity_edges_refresh(
         mind_id=entity.mind_id, entity_id=entity.pk, former_ids=former_ids or (), knot_ids=knots_gained
     )
-    return EntityChanged(entity=entity, knots_gained=len(knots_gained), edges=rows.recomputed, edge_rows=rows)
+    return EntityChanged(entity=entity, knots_gained=len(knots_gained), edge_rows=rows)
 
 
 def entity_create(*, mind_id: str, name: str, aliases: Iterable[str] = ()) -> EntityChanged:

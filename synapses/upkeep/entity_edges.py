@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from synapses.models import Edge, Knot
-from synapses.net.edges import EdgesFormed, knot_edges_form
+from synapses.net.edges import knot_edges_form
 from synapses.net.selectors.candidates import NetFacts
 from synapses.upkeep.triggers import entity_edges_recompute
 
@@ -42,8 +42,6 @@ class EdgeRowsChanged:
     created: int = 0
     updated: int = 0
     deleted: int = 0
-    recomputed: EdgesFormed | None = None  # step 1's report (None when nothing was recomputed)
-    pairs_formed: int = 0  # step 2: pairs written by the knots' formation
 
     @property
     def changed(self) -> int:
@@ -76,19 +74,16 @@ def entity_edges_refresh(
     touched = sorted(set(knot_ids))
     with transaction.atomic():
         before = _rows(mind_id, ids, touched)
-        recomputed = entity_edges_recompute(mind_id=mind_id, entity_id=entity_id, former_ids=former_ids)
+        entity_edges_recompute(mind_id=mind_id, entity_id=entity_id, former_ids=former_ids)
         facts = NetFacts()  # one transaction: what one knot's formation counted holds for the next
-        pairs = 0
         forming = Knot.objects.filter(mind_id=mind_id, pk__in=touched, presence__is_active=True).defer(
             "content", "search_vector", "attributes"
         )
         for knot in forming.order_by("source_created_at", "id"):
-            pairs += knot_edges_form(knot=knot, facts=facts).pairs_written
+            knot_edges_form(knot=knot, facts=facts)
         after = _rows(mind_id, ids, touched)
     return EdgeRowsChanged(
         created=len(after.keys() - before.keys()),
         updated=sum(1 for pk in after.keys() & before.keys() if after[pk] != before[pk]),
         deleted=len(before.keys() - after.keys()),
-        recomputed=recomputed,
-        pairs_formed=pairs,
     )

@@ -1187,7 +1187,7 @@ ON CONFLICT (mind_id, memory_id, content_hash) DO UPDATE
                         THEN coalesce(attempt.parked_at, EXCLUDED.updated_at) END
 RETURNING attempts, parked_at IS NOT NULL
 
--- synapses.promotion.sql.ENTITIES_INSERT_SQL['key']
+-- synapses.promotion.sql.ENTITIES_INSERT_SQL
 INSERT INTO synapses_entity (mind_id, name, aliases, created_at)
 SELECT %(mind)s, given.name, '{}', %(now)s
   FROM unnest(%(names)s::varchar[]) WITH ORDINALITY AS given(name, n)
