@@ -122,7 +122,12 @@ def store(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
 def search(agent: AgentPrincipal, arguments: Mapping[str, Any]) -> ToolAnswer:
     query = query_params(SearchQuerySerializer, ToolQuery(arguments, SearchQuerySerializer))
     hits = memories_search(
-        mind_id=agent.mind.pk, q=query["q"], limit=query["limit"], tag=query.get("tag"), category=query.get("category")
+        mind_id=agent.mind.pk,
+        q=query["q"],
+        limit=query["limit"],
+        tag=query.get("tag"),
+        category=query.get("category"),
+        mind_embedder=agent.mind.embedding_model,
     )
     body = {"query": query["q"], "limit": query["limit"], "count": len(hits), "results": hits}
     return _json(SearchResponseSerializer(body).data)

@@ -30,7 +30,12 @@ class SearchView(APIView):
         mind, _ = mind_from_request(request, need=Access.READ)
         query = query_params(SearchQuerySerializer, request)
         hits = memories_search(
-            mind_id=mind.pk, q=query["q"], limit=query["limit"], tag=query.get("tag"), category=query.get("category")
+            mind_id=mind.pk,
+            q=query["q"],
+            limit=query["limit"],
+            tag=query.get("tag"),
+            category=query.get("category"),
+            mind_embedder=mind.embedding_model,
         )
         body = {"query": query["q"], "limit": query["limit"], "count": len(hits), "results": hits}
         return Response(SearchResponseSerializer(body).data)
@@ -46,7 +51,11 @@ class SemanticSearchView(APIView):
         mind, _ = mind_from_request(request, need=Access.READ)
         query = query_params(SemanticSearchQuerySerializer, request)
         hits = memories_semantic_search(
-            mind_id=mind.pk, q=query["q"], limit=query["limit"], threshold=query["threshold"]
+            mind_id=mind.pk,
+            q=query["q"],
+            limit=query["limit"],
+            threshold=query["threshold"],
+            mind_embedder=mind.embedding_model,
         )
         body = {
             "query": query["q"],

@@ -113,9 +113,10 @@ def mind_embedder_check(mind_id: str, name: str, *, claim: bool = False) -> None
     if recorded is None:
         return  # no such mind: the caller's own lookup says so
     if not recorded:
-        if claim:
-            Mind.objects.filter(pk=mind_id, embedding_model="").update(embedding_model=name)
-        return
+        if not claim or Mind.objects.filter(pk=mind_id, embedding_model="").update(embedding_model=name):
+            return
+        # Another process claimed the mind between the read and the claim: its record decides.
+        recorded = Mind.objects.filter(pk=mind_id).values_list("embedding_model", flat=True).first() or ""
     mind_embedder_refuse(mind_id, recorded=recorded, running=name)
 
 

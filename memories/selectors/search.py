@@ -20,7 +20,7 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memories.embedders import get_embedder
-from memories.embedders.installation import mind_embedder_check
+from memories.embedders.installation import mind_embedder_check, mind_embedder_refuse
 from memories.fusion import Ranked, rrf_fuse
 from memories.models import Memory
 from memories.selectors.memory import memories_of
@@ -69,6 +69,15 @@ def vector_plan(*, mind_id: str, candidates: int) -> VectorPlan:
         cursor.execute(VECTOR_PLAN_SQL, params)
         mind_rows = cursor.fetchone()[0]
     return plan_for(mind_rows)
+
+
+def _embedder_check(mind_id: str, running: str, recorded: str | None) -> None:
+    """A query's vector is compared only with vectors of the same embedder (a 409 saying what to
+    run): checked on the mind row the caller read when it passes its record, else read here."""
+    if recorded is None:
+        mind_embedder_check(mind_id, running)
+    else:
+        mind_embedder_refuse(mind_id, recorded=recorded, running=running)
 
 
 def _vector_literal(vector) -> str:
@@ -123,19 +132,26 @@ def tsquery_params(q: str) -> dict[str, str]:
 
 
 def memories_search(
-    *, mind_id: str, q: str, limit: int, tag: str | None = None, category: str | None = None
+    *,
+    mind_id: str,
+    q: str,
+    limit: int,
+    tag: str | None = None,
+    category: str | None = None,
+    mind_embedder: str | None = None,
 ) -> list[SearchHit]:
     """GET /memory/search: full-text and vector candidates of the mind, fused by reciprocal rank.
 
     `q` is raw text (websearch syntax: quotes, OR, -word). At most `limit` hits, best first;
     expired memories left out. The same three statements whatever the number of hits: the
     vector plan (the mind's size and the HNSW settings), both candidate lists (ids only), the
-    hits' rows.
+    hits' rows. `mind_embedder`: the mind's recorded embedder when the caller read its row (then
+    no statement reads it again; see _embedder_check).
     """
     candidates = max(limit, SEARCH_MIN_CANDIDATES)
     embedder = get_embedder()
     vector = embedder.embed([q])[0]  # a server that is down is told first
-    mind_embedder_check(mind_id, embedder.name)
+    _embedder_check(mind_id, embedder.name, mind_embedder)
     query = text_query(q)
     params = {
         "mind_id": mind_id,
@@ -201,13 +217,15 @@ def _fuse(ranked: dict[str, list[Candidate]]) -> list[tuple[str, float, tuple[st
     return [(hit.id, hit.score, hit.matched) for hit in fused]
 
 
-def memories_semantic_search(*, mind_id: str, q: str, limit: int, threshold: float) -> list[SemanticHit]:
+def memories_semantic_search(
+    *, mind_id: str, q: str, limit: int, threshold: float, mind_embedder: str | None = None
+) -> list[SemanticHit]:
     """GET /memory/semantic-search: the mind's memories most similar to `q` by vector alone, at
     most `limit`, most similar first (exact distance order, then id), each with cosine
     similarity ≥ `threshold`; expired left out. Two statements: the vector plan, the rows."""
     embedder = get_embedder()
     vector = embedder.embed([q])[0]
-    mind_embedder_check(mind_id, embedder.name)
+    _embedder_check(mind_id, embedder.name, mind_embedder)
     params = {"mind_id": mind_id, "now": timezone.now(), "vector": _vector_literal(vector), "candidates": limit}
     with transaction.atomic():
         plan = vector_plan(mind_id=mind_id, candidates=limit)

@@ -8,9 +8,9 @@ Every budget counts the same frame, written once here instead of per test:
 - WEBHOOKS (1, writes only): the mind's enabled webhooks read for the change's event
   (webhooks.receivers), none here;
 - EMBEDDER (1, where vectors are written or compared without the mind's row at hand): the
-  mind's recorded embedder, read so that a mind never mixes vectors of two embedders — a store
-  and an upsert check the row the Mind Key's lookup read; a sync's rewrite and a search read it;
-  the mind's first vectors also record it (CLAIM, after a read).
+  mind's recorded embedder, read so that a mind never mixes vectors of two embedders — a store,
+  an upsert and a search check the row the Mind Key's lookup read; a rewrite by sync or import
+  reads it; the mind's first vectors also record it (CLAIM, after a read).
 The agent's mind holds one memory before each test, so its embedder is recorded: the budgets are
 those of a mind in use, and the first store's one more is its own test.
 Inside a test every transaction is a savepoint (SAVEPOINT … RELEASE, 2 statements) of the test's
@@ -124,9 +124,9 @@ def test_recall_costs_seven_queries(agent, django_assert_num_queries):
         assert agent.get("/memory/recall").status_code == 200
 
 
-def test_search_costs_eleven_queries(agent, django_assert_num_queries):
+def test_search_costs_ten_queries(agent, django_assert_num_queries):
     agent.post("/memory/sync", _items(30), format="json")
     # In one read transaction: the vector index settings (set_config), the fused text + vector
     # ranking, and the memories of the hits.
-    with django_assert_num_queries(AUTH + EMBEDDER + TRANSACTION + 3 + LOG):
+    with django_assert_num_queries(AUTH + TRANSACTION + 3 + LOG):
         assert agent.get("/memory/search?q=fact").status_code == 200
