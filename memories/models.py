@@ -86,6 +86,10 @@ class EventPrecision(models.TextChoices):
 
 # Recall order: critical first. Kept in the database (a generated column) so the recall
 # index can deliver rows already in order.
+# The attribute of a compaction summary that lists the memories it was made from (compaction
+# writes it, erasure reads it, memory_summary_idx indexes the summaries by it).
+COMPACTED_FROM = "compacted_from"
+
 PRIORITY_RANK = {Priority.CRITICAL: 0, Priority.HIGH: 1, Priority.NORMAL: 2, Priority.LOW: 3}
 
 
@@ -182,7 +186,7 @@ class Memory(models.Model):
             # The mind's compaction summaries only (a few rows): deleting a memory finds the
             # summaries that quote it without reading the mind's other memories (erasure).
             models.Index(
-                fields=["mind"], condition=models.Q(attributes__has_key="compacted_from"), name="memory_summary_idx"
+                fields=["mind"], condition=models.Q(attributes__has_key=COMPACTED_FROM), name="memory_summary_idx"
             ),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             # Full text of one mind: the mind and the words in one GIN index (btree_gin), so a

@@ -15,7 +15,16 @@ from django.utils import timezone
 from memories.clustering import clusters_by_tag, summary_content
 from memories.lifecycle import MemoryEvent, memories_changed
 from memories.limits import MAX_CONTENT_CHARS
-from memories.models import PRIORITY_RANK, AuditAction, Category, Memory, MemoryAudit, Source, current_filter
+from memories.models import (
+    COMPACTED_FROM,
+    PRIORITY_RANK,
+    AuditAction,
+    Category,
+    Memory,
+    MemoryAudit,
+    Source,
+    current_filter,
+)
 from memories.services.memory import MEMORY_LOCK_OF, audit_row, memory_store
 from memoryproject.core.timeinput import time_before
 from minds.access import Caller
@@ -126,7 +135,7 @@ def memories_compact(
                 "priority": min((member.priority for member in members), key=PRIORITY_RANK.__getitem__),
                 "source": Source.SYSTEM,
                 # No confidence: memory_store gives a system memory the inferred one (CONFIDENCE_OTHER).
-                "attributes": {"compacted_from": member_ids},
+                "attributes": {COMPACTED_FROM: member_ids},
             },
             caller=system,
             turn_id=turn_id,

@@ -22,15 +22,12 @@ from django.utils import timezone
 from memories.clustering import summary_content
 from memories.keys import content_hash_of
 from memories.lifecycle import MemoryEvent, memories_changed
-from memories.models import AuditAction, IdempotencyRecord, Memory, MemoryAudit
+from memories.models import COMPACTED_FROM, AuditAction, IdempotencyRecord, Memory, MemoryAudit
 from memories.services.memory import audit_row, embed_all, memory_locked, span_write
 from memoryproject.core.contributions import contributed_memory_erase
 from minds.access import Caller
 from pipelinelog.erasure import erasure_request
 from pipelinelog.models import ErasureReason
-
-# The attribute a compaction summary names its members by (memories.services.compact).
-COMPACTED_FROM = "compacted_from"
 
 
 @dataclass(frozen=True)
